@@ -1,0 +1,220 @@
+//! Memory kernels: moving rows between the data and per-thread scratch.
+//!
+//! A gathered pass works on *row groups*: 2^g rows that lie `stride` rows
+//! apart inside one block, `chunk` consecutive rows at a time:
+//!
+//! ```text
+//!   block of block_rows rows:
+//!   [chunk q of row 0 ....][....][chunk q of row stride][....]…   (2^g rows)
+//!        tile (block, q)  =  { q·chunk + j·stride + [0, chunk) : j < 2^g }
+//! ```
+//!
+//! Distinct tiles touch disjoint rows, so they may run on different threads
+//! at once. Safe Rust cannot express "these strided row sets are disjoint"
+//! with slices, so [`StridedTiles`] keeps the data as a raw pointer, computes
+//! every tile's rows itself, and hands each tile out exactly once.
+
+use core::marker::PhantomData;
+use rayon::prelude::*;
+
+use crate::transform::bit_reverse;
+
+/// The tiles of one gathered pass over a buffer of whole blocks.
+pub struct StridedTiles<'a, F> {
+    data: SharedPtr<F>,
+    len: usize,
+    width: usize,
+    block_rows: usize,
+    group_rows: usize,
+    chunk: usize,
+    _data: PhantomData<&'a mut [F]>,
+}
+
+/// A raw pointer that may cross threads; see the SAFETY notes where it is used.
+struct SharedPtr<F>(*mut F);
+impl<F> Clone for SharedPtr<F> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<F> Copy for SharedPtr<F> {}
+// SAFETY: the pointer is only dereferenced through `TileRows`, and
+// `StridedTiles::for_each_tile` creates each tile once; tiles address disjoint
+// rows (module doc), so no element is reached from two threads.
+unsafe impl<F: Send> Send for SharedPtr<F> {}
+// SAFETY: as above; sharing the pointer itself gives no access to elements.
+unsafe impl<F: Send> Sync for SharedPtr<F> {}
+
+impl<'a, F: Copy + Send + Sync> StridedTiles<'a, F> {
+    /// Splits `data` (whole blocks of `block_rows` rows × `width`) into tiles
+    /// of `group_rows` rows, `block_rows / group_rows` apart, `chunk`
+    /// consecutive rows each.
+    ///
+    /// Panics unless `group_rows · chunk` divides `block_rows` and `data` is
+    /// whole blocks: the planner only builds such shapes.
+    pub fn new(
+        data: &'a mut [F],
+        width: usize,
+        block_rows: usize,
+        group_rows: usize,
+        chunk: usize,
+    ) -> Self {
+        assert!(width > 0 && group_rows > 0 && chunk > 0);
+        assert!(
+            block_rows % (group_rows * chunk) == 0,
+            "tiles divide a block"
+        );
+        assert!(
+            data.len() % (block_rows * width) == 0,
+            "data is whole blocks"
+        );
+        Self {
+            len: data.len(),
+            data: SharedPtr(data.as_mut_ptr()),
+            width,
+            block_rows,
+            group_rows,
+            chunk,
+            _data: PhantomData,
+        }
+    }
+
+    /// Number of tiles.
+    pub fn len(&self) -> usize {
+        self.len / (self.width * self.chunk * self.group_rows)
+    }
+
+    /// Whether there are no tiles.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Elements of scratch one tile needs.
+    pub fn scratch_len(&self) -> usize {
+        self.group_rows * self.chunk * self.width
+    }
+
+    /// Calls `f` once for every tile, on the rayon pool if `parallel`.
+    pub fn for_each_tile(self, parallel: bool, f: impl Fn(TileRows<'_, F>) + Sync + Send) {
+        let tiles = self.len();
+        let per_block = self.block_rows / (self.group_rows * self.chunk);
+        let make = |t: usize| TileRows {
+            data: self.data,
+            width: self.width,
+            first_row: (t / per_block) * self.block_rows + (t % per_block) * self.chunk,
+            stride: self.block_rows / self.group_rows,
+            group_rows: self.group_rows,
+            chunk: self.chunk,
+            block: t / per_block,
+            offset_in_block: (t % per_block) * self.chunk,
+            _tile: PhantomData,
+        };
+        if parallel {
+            (0..tiles).into_par_iter().for_each(|t| f(make(t)));
+        } else {
+            (0..tiles).for_each(|t| f(make(t)));
+        }
+    }
+}
+
+/// The rows of one tile: `group_rows` runs of `chunk` rows, `stride` apart.
+pub struct TileRows<'t, F> {
+    data: SharedPtr<F>,
+    width: usize,
+    first_row: usize,
+    stride: usize,
+    group_rows: usize,
+    chunk: usize,
+    block: usize,
+    offset_in_block: usize,
+    _tile: PhantomData<&'t mut [F]>,
+}
+
+impl<F: Copy> TileRows<'_, F> {
+    /// Index of the block (within the data given to [`StridedTiles::new`]).
+    pub fn block(&self) -> usize {
+        self.block
+    }
+
+    fn run_len(&self) -> usize {
+        self.chunk * self.width
+    }
+
+    fn run_start(&self, j: usize) -> usize {
+        (self.first_row + j * self.stride) * self.width
+    }
+
+    /// Copies the tile into `scratch` as `group_rows` rows of `chunk · width`.
+    pub fn gather(&self, scratch: &mut [F]) {
+        let run = self.run_len();
+        for (j, dst) in scratch
+            .chunks_exact_mut(run)
+            .take(self.group_rows)
+            .enumerate()
+        {
+            // SAFETY: run j lies inside the data (`StridedTiles::new` checked the
+            // shape) and belongs to this tile alone; no `&mut` to it exists
+            // elsewhere while the tile is alive.
+            let src =
+                unsafe { core::slice::from_raw_parts(self.data.0.add(self.run_start(j)), run) };
+            dst.copy_from_slice(src);
+        }
+    }
+
+    /// Copies the same rows of `source` (one block, laid out like the data's
+    /// blocks) into `scratch`: a gather whose input is another buffer, e.g.
+    /// the message an encode replicates.
+    pub fn gather_from(&self, source: &[F], scratch: &mut [F]) {
+        let run = self.run_len();
+        for (j, dst) in scratch
+            .chunks_exact_mut(run)
+            .take(self.group_rows)
+            .enumerate()
+        {
+            let start = (self.offset_in_block + j * self.stride) * self.width;
+            dst.copy_from_slice(&source[start..start + run]);
+        }
+    }
+
+    /// Writes `scratch` back to the tile's rows.
+    pub fn scatter(&mut self, scratch: &[F]) {
+        let run = self.run_len();
+        for (j, src) in scratch.chunks_exact(run).take(self.group_rows).enumerate() {
+            // SAFETY: as in `gather`; `&mut self` makes this the only access.
+            let dst =
+                unsafe { core::slice::from_raw_parts_mut(self.data.0.add(self.run_start(j)), run) };
+            dst.copy_from_slice(src);
+        }
+    }
+}
+
+/// Permutes the rows of `data` (2^log_rows rows × `width`) into bit-reversed
+/// order, in place.
+pub fn bit_reverse_rows<F: Copy>(data: &mut [F], width: usize, log_rows: usize) {
+    for i in 0..1usize << log_rows {
+        let j = bit_reverse(i, log_rows);
+        if i < j {
+            let (lo, hi) = data.split_at_mut(j * width);
+            lo[i * width..(i + 1) * width].swap_with_slice(&mut hi[..width]);
+        }
+    }
+}
+
+/// `out[row k] = source[row BitRev(k)]`, parallel over rows when `parallel`.
+pub fn bit_reverse_rows_from<F: Copy + Send + Sync>(
+    source: &[F],
+    out: &mut [F],
+    width: usize,
+    log_rows: usize,
+    parallel: bool,
+) {
+    let copy = |(k, row): (usize, &mut [F])| {
+        let j = bit_reverse(k, log_rows);
+        row.copy_from_slice(&source[j * width..(j + 1) * width]);
+    };
+    if parallel {
+        out.par_chunks_exact_mut(width).enumerate().for_each(copy);
+    } else {
+        out.chunks_exact_mut(width).enumerate().for_each(copy);
+    }
+}

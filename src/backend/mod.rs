@@ -1,0 +1,159 @@
+//! Who computes it: per-ISA kernels behind one small interface.
+//!
+//! A kernel runs one *register group* — `log_radix` consecutive layers — on a
+//! buffer of super-blocks:
+//!
+//! ```text
+//!   buffer = [super-block 0][super-block 1]…   each 2^log_rows rows × width
+//!   inside a super-block, radix-2^g butterfly sets of rows
+//!   {o, o + s, o + 2s, …}, s = 2^(log_rows − g), share 2^g − 1 twiddles
+//! ```
+//!
+//! Twiddles come in the order the kernel reads them: for each super-block,
+//! the group's first layer (1 twiddle), then its second (2), … (heap order).
+//! This module also owns the memory kernels that move rows: the strided
+//! gather/scatter of gathered passes ([`StridedTiles`]) and the bit-reversal
+//! permutation. It never sees a plan.
+//!
+//! Only the scalar kernels exist so far; [`Backend::check`] says so rather
+//! than running scalar code under another name.
+
+mod memory;
+mod scalar;
+
+pub use memory::{bit_reverse_rows, bit_reverse_rows_from, StridedTiles, TileRows};
+
+use crate::error::Error;
+use crate::field::Field;
+use crate::transform::ButterflyKind;
+
+/// An instruction set the kernels can be written for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// Portable Rust, every CPU.
+    Scalar,
+    /// x86-64 with AVX-512 F, BW, VL and DQ.
+    Avx512,
+    /// AArch64 Advanced SIMD.
+    Neon,
+}
+
+impl Backend {
+    /// The name plans print.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Scalar => "scalar",
+            Backend::Avx512 => "avx512",
+            Backend::Neon => "neon",
+        }
+    }
+
+    /// Whether this CPU has the instructions the backend needs.
+    pub fn cpu_supports(self) -> bool {
+        match self {
+            Backend::Scalar => true,
+            Backend::Avx512 => {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    std::arch::is_x86_feature_detected!("avx512f")
+                        && std::arch::is_x86_feature_detected!("avx512bw")
+                        && std::arch::is_x86_feature_detected!("avx512vl")
+                        && std::arch::is_x86_feature_detected!("avx512dq")
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                {
+                    false
+                }
+            }
+            Backend::Neon => {
+                #[cfg(target_arch = "aarch64")]
+                {
+                    std::arch::is_aarch64_feature_detected!("neon")
+                }
+                #[cfg(not(target_arch = "aarch64"))]
+                {
+                    false
+                }
+            }
+        }
+    }
+
+    /// Whether kernels for field `F` exist in this backend.
+    pub fn has_kernels_for<F: Field>(self) -> bool {
+        matches!(self, Backend::Scalar)
+    }
+
+    /// `Ok` if this backend can run transforms over `F` on this CPU.
+    pub fn check<F: Field>(self) -> Result<(), Error> {
+        if !self.cpu_supports() {
+            return Err(Error::BackendUnavailable {
+                backend: self.name(),
+                reason: "this CPU lacks its instructions".into(),
+            });
+        }
+        if !self.has_kernels_for::<F>() {
+            return Err(Error::BackendUnavailable {
+                backend: self.name(),
+                reason: format!("it has no kernels for {} yet", F::NAME),
+            });
+        }
+        Ok(())
+    }
+
+    /// The fastest backend that runs `F` on this CPU.
+    pub fn detect<F: Field>() -> Backend {
+        [Backend::Avx512, Backend::Neon]
+            .into_iter()
+            .find(|b| b.check::<F>().is_ok())
+            .unwrap_or(Backend::Scalar)
+    }
+
+    /// How many values per column the register file holds for a butterfly
+    /// set: the largest radix a register group may have on this backend.
+    pub fn register_values(self) -> usize {
+        match self {
+            // 16 general-purpose registers: a radix-8 set plus twiddles and addresses.
+            Backend::Scalar => 8,
+            // 32 vector registers: radix-16 plus twiddles.
+            Backend::Avx512 | Backend::Neon => 16,
+        }
+    }
+}
+
+/// One register group, as a kernel sees it.
+#[derive(Clone, Copy, Debug)]
+pub struct GroupKernel<'a, F: Field> {
+    /// Layers merged (radix 2^log_radix), 1 … 4.
+    pub log_radix: usize,
+    /// log₂ of the rows of one super-block.
+    pub log_rows: usize,
+    /// Elements per row of the buffer.
+    pub width: usize,
+    /// The butterfly.
+    pub kind: ButterflyKind,
+    /// 2^log_radix − 1 twiddles per super-block, heap order.
+    pub twiddles: &'a [F::Twiddle],
+    /// Multiply every output of the group by this.
+    pub scale: Option<F>,
+}
+
+impl Backend {
+    /// Runs `group` on every super-block of `buf`.
+    ///
+    /// `buf.len()` must be a multiple of `width · 2^log_rows` and `twiddles`
+    /// must hold `2^log_radix − 1` entries per super-block (checked).
+    pub fn run_group<F: Field>(self, buf: &mut [F], group: &GroupKernel<'_, F>) {
+        let sb_len = group.width << group.log_rows;
+        assert!(
+            sb_len > 0 && buf.len() % sb_len == 0,
+            "buffer is whole super-blocks"
+        );
+        assert!(
+            group.twiddles.len() == (buf.len() / sb_len) * ((1 << group.log_radix) - 1),
+            "one twiddle set per super-block"
+        );
+        match self {
+            Backend::Scalar | Backend::Avx512 | Backend::Neon => scalar::run_group(buf, group),
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! The one error type of the crate.
+
+use core::fmt;
+
+/// Everything that can go wrong when describing, planning or executing a
+/// transform. Every variant says what was expected and what was given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A data slice whose length is not the transform's.
+    LengthMismatch {
+        /// What the slice is (`"data"`, `"input"`, `"output"`, `"scratch"`).
+        what: &'static str,
+        /// Elements the plan needs: rows × lanes × batch.
+        expected: usize,
+        /// Elements given.
+        got: usize,
+    },
+    /// A transform size that is not a power of two.
+    NotPowerOfTwo {
+        /// The size given.
+        len: usize,
+    },
+    /// log₂ of the size exceeds what the field supports (two-adicity for
+    /// multiplicative transforms, basis dimension for additive ones).
+    SizeTooLarge {
+        /// The field.
+        field: &'static str,
+        /// log₂ of the size asked for.
+        log_n: u32,
+        /// The largest log₂ size this field allows.
+        max_log_n: u32,
+    },
+    /// `lanes` (interleaved columns) is zero.
+    ZeroLanes,
+    /// `batch` (transforms one after another) is zero.
+    ZeroBatch,
+    /// rows × lanes × batch does not fit in memory addresses.
+    SizeOverflow {
+        /// log₂ of the rows.
+        log_n: u32,
+        /// Columns.
+        lanes: usize,
+        /// Transforms in the batch.
+        batch: usize,
+    },
+    /// A rate 2^−r (or a first layer r) that leaves no layer to run: r ≥ log n.
+    RateTooHigh {
+        /// log₂ of the inverse rate, or the first layer asked for.
+        log_inv_rate: u32,
+        /// log₂ of the codeword length.
+        log_n: u32,
+    },
+    /// An option this transform does not have (e.g. an order on a transform
+    /// whose order the standard fixes).
+    Unsupported {
+        /// What was asked for.
+        what: &'static str,
+    },
+    /// A backend forced on a machine (or for a field) where it cannot run.
+    BackendUnavailable {
+        /// The backend's name.
+        backend: &'static str,
+        /// Why it cannot run here.
+        reason: String,
+    },
+    /// A thread count of zero, or a thread pool that could not be built.
+    Threads {
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::LengthMismatch { what, expected, got } => write!(
+                f,
+                "{what} has {got} elements but the plan needs {expected} (rows × lanes × batch)"
+            ),
+            Error::NotPowerOfTwo { len } => {
+                write!(f, "transform size {len} is not a power of two")
+            }
+            Error::SizeTooLarge { field, log_n, max_log_n } => write!(
+                f,
+                "transform size 2^{log_n} is beyond {field}'s limit of 2^{max_log_n}"
+            ),
+            Error::ZeroLanes => write!(f, "lanes must be at least 1"),
+            Error::ZeroBatch => write!(f, "batch must be at least 1"),
+            Error::SizeOverflow { log_n, lanes, batch } => write!(
+                f,
+                "2^{log_n} rows × {lanes} lanes × {batch} transforms overflows usize"
+            ),
+            Error::RateTooHigh { log_inv_rate, log_n } => write!(
+                f,
+                "rate 2^-{log_inv_rate} leaves no layer of a 2^{log_n} transform to run (need log_inv_rate < log_n)"
+            ),
+            Error::Unsupported { what } => write!(f, "unsupported: {what}"),
+            Error::BackendUnavailable { backend, reason } => {
+                write!(f, "backend {backend} is unavailable: {reason}")
+            }
+            Error::Threads { reason } => write!(f, "threads: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,50 @@
+//! # nttfuse
+//!
+//! One planner for additive (binary-field) and multiplicative (Montgomery)
+//! number-theoretic transforms, for lattice cryptography (ML-KEM) and STARK /
+//! PCS provers (BabyBear DFTs, GF(2^64) Reed–Solomon encoding).
+//!
+//! 1. describe **what** to compute: a [`Transform`];
+//! 2. **plan** how to compute it on this machine: [`Planner::plan`] returns a
+//!    [`Plan`], plain data you can print and inspect;
+//! 3. **execute** it as often as you like, from any thread.
+//!
+//! ```
+//! use nttfuse::{Field, MlKem, Planner, Transform};
+//! let forward = Planner::new().plan(&Transform::<MlKem>::negacyclic_forward())?;
+//! let inverse = Planner::new().plan(&Transform::<MlKem>::negacyclic_inverse())?;
+//! let poly: Vec<MlKem> = (0..256).map(|i| MlKem::from_u64(i * 7)).collect();
+//! let mut data = poly.clone();
+//! forward.execute(&mut data)?;
+//! inverse.execute(&mut data)?;
+//! assert_eq!(data, poly);
+//! println!("{forward}"); // the plan: passes, register groups, cost
+//! # Ok::<(), nttfuse::Error>(())
+//! ```
+//!
+//! Layers of the code, imports pointing downward only:
+//! `plan` (planner, plan data, driver) → `backend` (kernels) → `transform`
+//! (what a transform is, references) → `field` (what a number is).
+
+#![deny(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod backend;
+mod error;
+pub mod field;
+pub mod plan;
+pub mod transform;
+
+pub use backend::Backend;
+pub use error::Error;
+pub use field::{BabyBear, BinaryField, ExtensionOf, Field, Gf2_64, MlKem, TwoAdicField};
+pub use plan::{Budgets, Cost, Group, Pass, PassKind, Plan, Planner, Step, Threads};
+pub use transform::{reference, Basis, ButterflyKind, Direction, Family, Order, Transform};
+
+/// Compile-time check: plans can be shared across threads.
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Plan<MlKem>>();
+    assert_send_sync::<Plan<BabyBear>>();
+    assert_send_sync::<Plan<Gf2_64>>();
+};

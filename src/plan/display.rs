@@ -1,0 +1,127 @@
+//! The stable text form of a plan (what the golden files under `plans/` hold).
+//!
+//! Layers print 1-based, as FIPS 203 and mlkem-native number them: layer 1 has
+//! the largest span. Sizes print in B / KiB / MiB.
+
+use super::{Pass, PassKind, Plan, Step, Threads};
+use crate::field::Field;
+use core::fmt;
+
+fn bytes(n: usize) -> String {
+    if n >= 1 << 20 && n % (1 << 20) == 0 {
+        format!("{} MiB", n >> 20)
+    } else if n >= 1 << 10 && n % (1 << 10) == 0 {
+        format!("{} KiB", n >> 10)
+    } else {
+        format!("{n} B")
+    }
+}
+
+fn layers(r: &core::ops::Range<usize>) -> String {
+    if r.len() == 1 {
+        format!("layer {}", r.start + 1)
+    } else {
+        format!("layers {}-{}", r.start + 1, r.end)
+    }
+}
+
+impl<F: Field> Plan<F> {
+    fn fmt_pass(&self, f: &mut fmt::Formatter<'_>, index: usize, pass: &Pass) -> fmt::Result {
+        let tiles = format!(
+            "{} tile{} of {}{}",
+            pass.tiles,
+            if pass.tiles == 1 { "" } else { "s" },
+            bytes(pass.tile_bytes),
+            if pass.parallel { ", parallel" } else { "" }
+        );
+        let span = pass.layers.len();
+        match pass.kind {
+            PassKind::Gathered => writeln!(
+                f,
+                "pass {index}     gathered, {}: row groups of 2^{span} rows 2^{} apart, {} rows per run, via scratch; {tiles}",
+                layers(&pass.layers),
+                pass.log_block_rows - span,
+                pass.chunk_rows,
+            )?,
+            PassKind::Deep => writeln!(
+                f,
+                "pass {index}     deep, {}: blocks of 2^{} rows in place, {} per tile; {tiles}",
+                layers(&pass.layers),
+                pass.log_block_rows,
+                pass.blocks_per_tile,
+            )?,
+        }
+        if pass.reads_source && self.spec.is_encode() {
+            writeln!(
+                f,
+                "  source   every replica block reads the message (no copy pass)"
+            )?;
+        }
+        for group in &pass.groups {
+            writeln!(
+                f,
+                "  group    {} radix-{} in registers{}",
+                layers(&group.layers),
+                group.radix(),
+                if group.scales { ", then × n⁻¹" } else { "" }
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl<F: Field> fmt::Display for Plan<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "transform  {}", self.spec.describe())?;
+        let threads = match self.threads {
+            Threads::All => "all".to_string(),
+            Threads::Count(n) => n.to_string(),
+        };
+        writeln!(f, "backend    {}, threads: {threads}", self.backend.name())?;
+        let b = self.budgets;
+        let regs = b
+            .register_values
+            .unwrap_or_else(|| self.backend.register_values());
+        writeln!(
+            f,
+            "budgets    registers {regs} values, L1 {}, L2 {}, L3 {}",
+            bytes(b.l1),
+            bytes(b.l2),
+            bytes(b.l3)
+        )?;
+        for (i, step) in self.steps.iter().enumerate() {
+            match step {
+                Step::Pass(p) => self.fmt_pass(f, i + 1, p)?,
+                Step::BitReverse => writeln!(f, "step {}     bit-reverse rows", i + 1)?,
+            }
+        }
+        let c = self.cost;
+        write!(
+            f,
+            "cost       {} sweep{} over {}{}; scratch {} per thread; twiddles {}",
+            c.sweeps,
+            if c.sweeps == 1 { "" } else { "s" },
+            bytes(c.data_bytes),
+            if c.data_bytes <= b.l3 {
+                " (within L3)"
+            } else {
+                ""
+            },
+            bytes(c.scratch_bytes),
+            bytes(c.twiddle_bytes)
+        )
+    }
+}
+
+impl<F: Field> fmt::Debug for Plan<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Plan")
+            .field("transform", &self.spec.describe())
+            .field("backend", &self.backend)
+            .field("threads", &self.threads)
+            .field("budgets", &self.budgets)
+            .field("steps", &self.steps)
+            .field("cost", &self.cost)
+            .finish_non_exhaustive()
+    }
+}

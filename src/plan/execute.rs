@@ -1,0 +1,304 @@
+//! The driver: walks a plan's steps, splits passes into tiles over rayon and
+//! calls the backend's kernels on them.
+//!
+//! ```text
+//!   execute_from(input, output)            execute(data)   (in place)
+//!     first pass reads input tiles           first pass reads data tiles
+//!     (an encode reads the message for      (an encode's message sits at the
+//!      every replica block)                  front of each item: replica
+//!                                            blocks first, the message last)
+//! ```
+
+use super::{Pass, PassKind, Plan, Step};
+use crate::backend::{bit_reverse_rows, bit_reverse_rows_from, GroupKernel, StridedTiles};
+use crate::error::Error;
+use crate::field::Field;
+use rayon::prelude::*;
+use std::sync::Mutex;
+
+/// Where tiles get scratch from.
+enum Scratch<'s, F: Field> {
+    Pool,
+    Caller(Mutex<&'s mut [F]>),
+}
+
+/// Where the first pass reads from.
+#[derive(Clone, Copy)]
+enum Source<'a, F> {
+    /// The data itself (in place).
+    InPlace,
+    /// A separate buffer: per item, `rows` rows (the message of an encode or
+    /// the whole input of an out-of-place run).
+    Buffer(&'a [F]),
+}
+
+impl<F: Field> Plan<F> {
+    /// Runs the transform in place on `data` (rows × lanes × batch elements,
+    /// row-major, items one after another). For an encode, each item's message
+    /// occupies its first 2^(log_n − rate) rows and is overwritten by the codeword.
+    pub fn execute(&self, data: &mut [F]) -> Result<(), Error> {
+        self.check_len("data", data.len(), self.len())?;
+        self.run(data, Source::InPlace, &Scratch::Pool);
+        Ok(())
+    }
+
+    /// Runs the transform from `input` into `output` (input: the plan's
+    /// [`input_len`](Plan::input_len); output: [`len`](Plan::len)). The first
+    /// pass reads `input` directly, so this costs no extra sweep.
+    pub fn execute_from(&self, input: &[F], output: &mut [F]) -> Result<(), Error> {
+        self.check_len("input", input.len(), self.input_len())?;
+        self.check_len("output", output.len(), self.len())?;
+        self.run(output, Source::Buffer(input), &Scratch::Pool);
+        Ok(())
+    }
+
+    /// Runs in place on the calling thread with caller-owned scratch of at
+    /// least [`scratch_len`](Plan::scratch_len) elements (rustfft style).
+    pub fn execute_with_scratch(&self, data: &mut [F], scratch: &mut [F]) -> Result<(), Error> {
+        self.check_len("data", data.len(), self.len())?;
+        if scratch.len() < self.scratch_len() {
+            return Err(Error::LengthMismatch {
+                what: "scratch",
+                expected: self.scratch_len(),
+                got: scratch.len(),
+            });
+        }
+        let scratch = Scratch::Caller(Mutex::new(scratch));
+        self.run_steps(data, Source::InPlace, &scratch, false);
+        Ok(())
+    }
+
+    fn check_len(&self, what: &'static str, got: usize, expected: usize) -> Result<(), Error> {
+        if got == expected {
+            Ok(())
+        } else {
+            Err(Error::LengthMismatch {
+                what,
+                expected,
+                got,
+            })
+        }
+    }
+
+    fn run(&self, data: &mut [F], source: Source<'_, F>, scratch: &Scratch<'_, F>) {
+        match (&self.pool, self.threads) {
+            (_, super::Threads::Count(1)) => self.run_steps(data, source, scratch, false),
+            (Some(pool), _) => pool.install(|| self.run_steps(data, source, scratch, true)),
+            (None, _) => self.run_steps(data, source, scratch, true),
+        }
+    }
+
+    fn run_steps(
+        &self,
+        data: &mut [F],
+        source: Source<'_, F>,
+        scratch: &Scratch<'_, F>,
+        threads: bool,
+    ) {
+        let mut source = source;
+        if self.steps.is_empty() {
+            // No layer to run (a 1-row transform): the output is the input.
+            if let Source::Buffer(input) = source {
+                data.copy_from_slice(input);
+            }
+        }
+        for (index, step) in self.steps.iter().enumerate() {
+            match step {
+                Step::BitReverse => self.bit_reverse(data, source, threads),
+                Step::Pass(pass) => self.run_pass(index, pass, data, source, scratch, threads),
+            }
+            source = Source::InPlace;
+        }
+        let no_layers = self.steps.iter().all(|s| matches!(s, Step::BitReverse));
+        if let Some(scale) = self.scale.filter(|_| no_layers) {
+            data.iter_mut().for_each(|x| *x *= scale);
+        }
+    }
+
+    fn item_len(&self) -> usize {
+        self.lanes << self.log_n
+    }
+
+    fn bit_reverse(&self, data: &mut [F], source: Source<'_, F>, threads: bool) {
+        let (lanes, log_n) = (self.lanes, self.log_n);
+        let parallel = threads && self.cost.data_bytes >= 1 << 16;
+        let items = data.chunks_exact_mut(self.item_len());
+        match source {
+            Source::InPlace => items.for_each(|item| bit_reverse_rows(item, lanes, log_n)),
+            Source::Buffer(input) => items
+                .zip(input.chunks_exact(self.item_len()))
+                .for_each(|(item, src)| bit_reverse_rows_from(src, item, lanes, log_n, parallel)),
+        }
+    }
+
+    fn run_pass(
+        &self,
+        step: usize,
+        pass: &Pass,
+        data: &mut [F],
+        source: Source<'_, F>,
+        scratch: &Scratch<'_, F>,
+        threads: bool,
+    ) {
+        let parallel = threads && pass.parallel;
+        let source_item = self.source_rows * self.lanes;
+        let replicas = self.item_len() / source_item;
+        match source {
+            Source::Buffer(input) => {
+                for (item, src) in data
+                    .chunks_exact_mut(self.item_len())
+                    .zip(input.chunks_exact(source_item))
+                {
+                    self.run_tiles(step, pass, item, Some(src), 0, scratch, parallel);
+                }
+            }
+            Source::InPlace if pass.reads_source && replicas > 1 => {
+                // Encode in place: the message is the front of each item.
+                // Replica blocks read it first; the block holding it runs last.
+                for item in data.chunks_exact_mut(self.item_len()) {
+                    let head_len = source_item.max(match pass.kind {
+                        PassKind::Deep => {
+                            pass.blocks_per_tile * (self.lanes << pass.log_block_rows)
+                        }
+                        PassKind::Gathered => 0,
+                    });
+                    let (head, tail) = item.split_at_mut(head_len);
+                    let first_block = head_len / (self.lanes << pass.log_block_rows);
+                    self.run_tiles(
+                        step,
+                        pass,
+                        tail,
+                        Some(&head[..source_item]),
+                        first_block,
+                        scratch,
+                        parallel,
+                    );
+                    if head_len > source_item {
+                        // One deep tile holds the message and replicas of it.
+                        let (msg, rest) = head.split_at_mut(source_item);
+                        rest.chunks_exact_mut(source_item)
+                            .for_each(|r| r.copy_from_slice(msg));
+                    }
+                    self.run_tiles(step, pass, head, None, 0, scratch, parallel);
+                }
+            }
+            Source::InPlace => self.run_tiles(step, pass, data, None, 0, scratch, parallel),
+        }
+    }
+
+    /// Runs `pass` on `data` (whole blocks; its first block is block
+    /// `first_block` of an item), reading tiles from `source` (one item's
+    /// input, replicated over blocks) when given.
+    #[allow(clippy::too_many_arguments)]
+    fn run_tiles(
+        &self,
+        step: usize,
+        pass: &Pass,
+        data: &mut [F],
+        source: Option<&[F]>,
+        first_block: usize,
+        scratch: &Scratch<'_, F>,
+        parallel: bool,
+    ) {
+        if data.is_empty() {
+            return;
+        }
+        let lanes = self.lanes;
+        let block_len = lanes << pass.log_block_rows;
+        let blocks_per_item = 1usize << (self.log_n - pass.log_block_rows);
+        match pass.kind {
+            PassKind::Deep => {
+                let tile_len = pass.blocks_per_tile * block_len;
+                let run = |(t, tile): (usize, &mut [F])| {
+                    let block = (first_block + t * pass.blocks_per_tile) % blocks_per_item;
+                    if let Some(src) = source {
+                        for (b, dst) in tile.chunks_exact_mut(src.len().min(tile_len)).enumerate() {
+                            let start = ((block * block_len + b * dst.len()) % src.len())
+                                .min(src.len() - dst.len());
+                            dst.copy_from_slice(&src[start..start + dst.len()]);
+                        }
+                    }
+                    self.run_groups(step, pass, tile, lanes, block, 0);
+                };
+                if parallel {
+                    data.par_chunks_mut(tile_len).enumerate().for_each(run);
+                } else {
+                    data.chunks_mut(tile_len).enumerate().for_each(run);
+                }
+            }
+            PassKind::Gathered => {
+                let group_rows = 1usize << pass.layers.len();
+                let tiles = StridedTiles::new(
+                    data,
+                    lanes,
+                    1 << pass.log_block_rows,
+                    group_rows,
+                    pass.chunk_rows,
+                );
+                let scratch_len = tiles.scratch_len();
+                tiles.for_each_tile(parallel, |mut tile| {
+                    let block = (first_block + tile.block()) % blocks_per_item;
+                    let mut work = |buf: &mut [F]| {
+                        let buf = &mut buf[..scratch_len];
+                        match source {
+                            Some(src) => {
+                                tile.gather_from(&src[(block * block_len) % src.len()..], buf)
+                            }
+                            None => tile.gather(buf),
+                        }
+                        self.run_groups(
+                            step,
+                            pass,
+                            buf,
+                            lanes * pass.chunk_rows,
+                            block,
+                            pass.log_block_rows - pass.layers.len(),
+                        );
+                        tile.scatter(buf);
+                    };
+                    match scratch {
+                        Scratch::Pool => self.scratch.with(work),
+                        Scratch::Caller(s) => {
+                            work(&mut s.lock().unwrap_or_else(|e| e.into_inner()))
+                        }
+                    }
+                });
+            }
+        }
+    }
+
+    /// Runs the pass's groups on `buf`: consecutive blocks of the pass's first
+    /// layer starting at `block`, rows of `width` elements, each block
+    /// 2^(log_block_rows − row_shift) rows of `buf`.
+    fn run_groups(
+        &self,
+        step: usize,
+        pass: &Pass,
+        buf: &mut [F],
+        width: usize,
+        block: usize,
+        row_shift: usize,
+    ) {
+        let x = pass.layers.start;
+        let block_rows_log = pass.log_block_rows - row_shift;
+        let block_len = width << block_rows_log;
+        let blocks = buf.len() / block_len;
+        for (group, table) in pass.groups.iter().zip(&self.twiddles[step]) {
+            let p = group.layers.start;
+            let g = group.layers.len();
+            let per_block = ((1usize << g) - 1) << (p - x);
+            let first = block * per_block;
+            self.backend.run_group(
+                buf,
+                &GroupKernel {
+                    log_radix: g,
+                    log_rows: block_rows_log - (p - x),
+                    width,
+                    kind: self.kind,
+                    twiddles: &table[first..first + blocks * per_block],
+                    scale: if group.scales { self.scale } else { None },
+                },
+            );
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! How to compute it: the planner, plans as data, and the driver.
+//!
+//! The planner sees only the layers of a [`Schedule`](crate::transform::Schedule),
+//! the size of a row (lanes × element size) and the cache budgets. It cuts the
+//! layers into *passes* (one read+write sweep of the buffer each) and each
+//! pass into *register groups* (1–4 layers merged in registers):
+//!
+//! ```text
+//! layers:  0 ............ deep_start ............ d
+//!          |-- gathered pass(es) --|--- deep pass ---|
+//!
+//! gathered: row groups of 2^g rows, 2^(d−g) apart, `chunk` consecutive rows
+//!           at a time, copied into per-thread scratch (L2), run, written back
+//! deep:     contiguous blocks of 2^(d−deep_start) rows (≤ L2), run in place
+//! ```
+//!
+//! A transform that fits the L2 budget is one deep pass; a 2^20+-row one is a
+//! gathered pass plus a deep pass (two sweeps). Cyclic DFTs with natural
+//! output add a bit-reversal step. Twiddles are laid out per group at plan
+//! time in the order the kernels read them; `execute` computes none and, after
+//! its first run on a thread, allocates nothing.
+
+mod display;
+mod execute;
+mod planner;
+mod scratch;
+
+pub use planner::{Budgets, Planner, Threads};
+
+use crate::backend::Backend;
+use crate::field::Field;
+use crate::transform::{ButterflyKind, Transform};
+use core::ops::Range;
+use std::sync::Arc;
+
+/// How a pass reaches its rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PassKind {
+    /// Row groups far apart, gathered into scratch, run there, written back.
+    Gathered,
+    /// Contiguous blocks, run in place.
+    Deep,
+}
+
+/// Consecutive layers merged in registers (radix 2^layers).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    /// The layers, 0-based (0 = largest span).
+    pub layers: Range<usize>,
+    /// Whether the group multiplies its outputs by the final scale (n⁻¹).
+    pub scales: bool,
+}
+
+impl Group {
+    /// 2^(number of layers).
+    pub fn radix(&self) -> usize {
+        1 << self.layers.len()
+    }
+}
+
+/// One sweep over the buffer that runs a range of layers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pass {
+    /// Gathered or deep.
+    pub kind: PassKind,
+    /// The layers, 0-based.
+    pub layers: Range<usize>,
+    /// Register groups, in execution order.
+    pub groups: Vec<Group>,
+    /// log₂ of the rows of one block at the pass's first layer.
+    pub log_block_rows: usize,
+    /// Consecutive rows moved together (gathered) — 1 for deep passes.
+    pub chunk_rows: usize,
+    /// Blocks per tile (deep) — 1 for gathered passes.
+    pub blocks_per_tile: usize,
+    /// Tiles per execution (all batch items).
+    pub tiles: usize,
+    /// Bytes of one tile.
+    pub tile_bytes: usize,
+    /// Whether tiles are spread over threads.
+    pub parallel: bool,
+    /// Whether the pass reads its input from the source (the message of an
+    /// encode, or the input of an out-of-place execution) instead of the data.
+    pub reads_source: bool,
+}
+
+/// A step of a plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// A pass of layers.
+    Pass(Pass),
+    /// Rows permuted into bit-reversed order.
+    BitReverse,
+}
+
+/// The planner's estimate of what executing a plan costs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cost {
+    /// Read+write sweeps over the buffer (one per step).
+    pub sweeps: usize,
+    /// Bytes of the buffer (output) of one execution.
+    pub data_bytes: usize,
+    /// Scratch bytes per thread.
+    pub scratch_bytes: usize,
+    /// Bytes of precomputed twiddles.
+    pub twiddle_bytes: usize,
+}
+
+/// A planned transform: built once, executed many times from any thread.
+///
+/// ```
+/// use nttfuse::{BabyBear, Field, Planner, Transform, Threads};
+/// let plan = Planner::new().threads(Threads::Count(1)).plan(&Transform::<BabyBear>::dft(4))?;
+/// let mut data: Vec<BabyBear> = (0..16).map(BabyBear::from_u64).collect();
+/// plan.execute(&mut data)?;
+/// assert_eq!(data[0], BabyBear::from_u64((0..16).sum()));
+/// # Ok::<(), nttfuse::Error>(())
+/// ```
+pub struct Plan<F: Field> {
+    spec: Transform<F>,
+    log_n: usize,
+    lanes: usize,
+    batch: usize,
+    kind: ButterflyKind,
+    /// Rows of the input of one item (the message of an encode).
+    source_rows: usize,
+    steps: Vec<Step>,
+    /// `twiddles[step][group]`: each group's table in kernel order.
+    twiddles: Vec<Vec<Vec<F::Twiddle>>>,
+    scale: Option<F>,
+    backend: Backend,
+    threads: Threads,
+    pool: Option<Arc<rayon::ThreadPool>>,
+    budgets: Budgets,
+    scratch: scratch::ScratchPool<F>,
+    cost: Cost,
+}
+
+impl<F: Field> Plan<F> {
+    /// The transform this plan computes.
+    pub fn transform(&self) -> &Transform<F> {
+        &self.spec
+    }
+    /// The steps, in execution order.
+    pub fn steps(&self) -> &[Step] {
+        &self.steps
+    }
+    /// The passes of layers, in execution order.
+    pub fn passes(&self) -> Vec<&Pass> {
+        self.steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Pass(p) => Some(p),
+                Step::BitReverse => None,
+            })
+            .collect()
+    }
+    /// All register groups, in execution order.
+    pub fn groups(&self) -> Vec<&Group> {
+        self.passes().into_iter().flat_map(|p| &p.groups).collect()
+    }
+    /// The backend whose kernels run this plan.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+    /// The thread setting.
+    pub fn threads(&self) -> Threads {
+        self.threads
+    }
+    /// The cache budgets the plan was made for.
+    pub fn budgets(&self) -> Budgets {
+        self.budgets
+    }
+    /// The cost estimate.
+    pub fn cost(&self) -> Cost {
+        self.cost
+    }
+    /// Elements of the in-place buffer (= output) of [`Plan::execute`].
+    pub fn len(&self) -> usize {
+        (self.lanes << self.log_n) * self.batch
+    }
+    /// Whether the buffer is empty (never: sizes are at least 1).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Elements of the input of [`Plan::execute_from`].
+    pub fn input_len(&self) -> usize {
+        self.source_rows * self.lanes * self.batch
+    }
+    /// Elements of scratch [`Plan::execute_with_scratch`] needs.
+    pub fn scratch_len(&self) -> usize {
+        self.cost.scratch_bytes / core::mem::size_of::<F>().max(1)
+    }
+}

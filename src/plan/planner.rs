@@ -1,0 +1,406 @@
+//! The planner: groups a schedule's layers into passes and register groups.
+
+use super::{scratch::ScratchPool, Cost, Group, Pass, PassKind, Plan, Step};
+use crate::backend::Backend;
+use crate::error::Error;
+use crate::field::Field;
+use crate::transform::{Schedule, Transform};
+use std::sync::Arc;
+
+/// Consecutive bytes a gathered pass moves at a time: 4 cache lines, so every
+/// run is whole lines and the hardware prefetcher sees a stream.
+const MIN_RUN_BYTES: usize = 256;
+/// Below this many bytes a pass runs on one thread: spreading it costs more
+/// than it saves.
+const PARALLEL_MIN_BYTES: usize = 64 << 10;
+
+/// Cache sizes the planner fits tiles into, in bytes (per thread).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budgets {
+    /// Values per column a register group may hold (its largest radix);
+    /// `None`: the backend's register file decides.
+    pub register_values: Option<usize>,
+    /// L1 data cache.
+    pub l1: usize,
+    /// L2 cache: a tile (gathered row group or deep block) fits in it.
+    pub l2: usize,
+    /// Last-level cache share.
+    pub l3: usize,
+}
+
+impl Budgets {
+    /// Budgets read from the OS (Linux sysfs), falling back to 32 KiB /
+    /// 1 MiB / 32 MiB.
+    pub fn detect() -> Self {
+        let mut b = Budgets {
+            register_values: None,
+            l1: 32 << 10,
+            l2: 1 << 20,
+            l3: 32 << 20,
+        };
+        for index in 0..8 {
+            let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{index}");
+            let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).ok();
+            let (Some(level), Some(size)) = (read("level"), read("size")) else {
+                continue;
+            };
+            if read("type").is_some_and(|t| t.trim() == "Instruction") {
+                continue;
+            }
+            let size = size.trim();
+            let bytes = match size.strip_suffix('K') {
+                Some(k) => k.parse::<usize>().ok().map(|k| k << 10),
+                None => size
+                    .strip_suffix('M')
+                    .and_then(|m| m.parse::<usize>().ok().map(|m| m << 20)),
+            };
+            if let Some(bytes) = bytes {
+                match level.trim() {
+                    "1" => b.l1 = bytes,
+                    "2" => b.l2 = bytes,
+                    "3" => b.l3 = bytes,
+                    _ => {}
+                }
+            }
+        }
+        b
+    }
+
+    /// Fixed budgets (tests pin these so plans do not depend on the machine).
+    pub fn fixed(l1: usize, l2: usize, l3: usize) -> Self {
+        Budgets {
+            register_values: None,
+            l1,
+            l2,
+            l3,
+        }
+    }
+}
+
+/// How many threads execution may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Threads {
+    /// rayon's global pool.
+    All,
+    /// Exactly this many (1: the calling thread only).
+    Count(usize),
+}
+
+/// Builds [`Plan`]s. Settings default to the fastest backend for the field,
+/// all threads and budgets detected from this machine.
+///
+/// ```
+/// use nttfuse::{Budgets, Gf2_64, Planner, Threads, Transform};
+/// let plan = Planner::new()
+///     .threads(Threads::Count(1))
+///     .budgets(Budgets::fixed(32 << 10, 64 << 10, 1 << 20))
+///     .plan(&Transform::<Gf2_64>::additive_encode(12, 1).lanes(8))?;
+/// assert_eq!(plan.passes().len(), 2); // 256 KiB > 64 KiB of L2: gathered + deep
+/// # Ok::<(), nttfuse::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Planner {
+    backend: Option<Backend>,
+    threads: Threads,
+    budgets: Budgets,
+}
+
+impl Default for Planner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Planner {
+    /// A planner with detected budgets, the best backend and all threads.
+    pub fn new() -> Self {
+        Planner {
+            backend: None,
+            threads: Threads::All,
+            budgets: Budgets::detect(),
+        }
+    }
+
+    /// Forces a backend; planning fails if this CPU (or this field) lacks it.
+    pub fn backend(mut self, backend: Backend) -> Self {
+        self.backend = Some(backend);
+        self
+    }
+
+    /// Sets the threads execution may use.
+    pub fn threads(mut self, threads: Threads) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Overrides the cache budgets (e.g. small ones to force deep plans).
+    pub fn budgets(mut self, budgets: Budgets) -> Self {
+        self.budgets = budgets;
+        self
+    }
+
+    /// Plans `spec`: validates it, picks a backend, groups its layers,
+    /// precomputes twiddles in kernel order.
+    pub fn plan<F: Field>(&self, spec: &Transform<F>) -> Result<Plan<F>, Error> {
+        let schedule = spec.schedule()?;
+        let backend = match self.backend {
+            Some(b) => {
+                b.check::<F>()?;
+                b
+            }
+            None => Backend::detect::<F>(),
+        };
+        let pool = match self.threads {
+            Threads::Count(0) => {
+                return Err(Error::Threads {
+                    reason: "thread count must be at least 1".into(),
+                })
+            }
+            Threads::Count(1) | Threads::All => None,
+            Threads::Count(n) => Some(Arc::new(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .build()
+                    .map_err(|e| Error::Threads {
+                        reason: e.to_string(),
+                    })?,
+            )),
+        };
+        let register_values = self
+            .budgets
+            .register_values
+            .unwrap_or_else(|| backend.register_values());
+        let max_log_radix = (register_values.max(2).ilog2() as usize).min(4);
+        let elem = core::mem::size_of::<F>();
+        let shape = Shape {
+            log_n: schedule.log_n,
+            first: schedule.layers.start,
+            end: schedule.layers.end,
+            row_bytes: schedule.lanes * elem,
+            batch: schedule.batch,
+            tile_budget: self.budgets.l2.max(1),
+            max_log_radix,
+            descending: schedule.kind.descending_spans(),
+        };
+        let mut passes = shape.passes();
+        if let Some(last) = passes.last_mut() {
+            if schedule.scale.is_some() {
+                if let Some(g) = last.groups.last_mut() {
+                    g.scales = true;
+                }
+            }
+        }
+        if !schedule.bit_reverse_before {
+            if let Some(first) = passes.first_mut() {
+                first.reads_source = true;
+            }
+        }
+        let mut steps: Vec<Step> = Vec::new();
+        if schedule.bit_reverse_before {
+            steps.push(Step::BitReverse);
+        }
+        steps.extend(passes.into_iter().map(Step::Pass));
+        if schedule.bit_reverse_after {
+            steps.push(Step::BitReverse);
+        }
+        let twiddles: Vec<Vec<Vec<F::Twiddle>>> = steps
+            .iter()
+            .map(|s| match s {
+                Step::Pass(p) => p
+                    .groups
+                    .iter()
+                    .map(|g| group_twiddles(&schedule, g))
+                    .collect(),
+                Step::BitReverse => Vec::new(),
+            })
+            .collect();
+        let twiddle_bytes = twiddles
+            .iter()
+            .flatten()
+            .map(|t| t.len() * core::mem::size_of::<F::Twiddle>())
+            .sum();
+        let scratch_bytes = steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Pass(p) if p.kind == PassKind::Gathered => Some(p.tile_bytes),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
+        let data_bytes = (schedule.lanes << schedule.log_n) * schedule.batch * elem;
+        let source_rows = if schedule.replicate {
+            1 << (schedule.log_n - schedule.layers.start)
+        } else {
+            1 << schedule.log_n
+        };
+        Ok(Plan {
+            spec: spec.clone(),
+            log_n: schedule.log_n,
+            lanes: schedule.lanes,
+            batch: schedule.batch,
+            kind: schedule.kind,
+            source_rows,
+            cost: Cost {
+                sweeps: steps.len(),
+                data_bytes,
+                scratch_bytes,
+                twiddle_bytes,
+            },
+            steps,
+            twiddles,
+            scale: schedule.scale,
+            backend,
+            threads: self.threads,
+            pool,
+            budgets: self.budgets,
+            scratch: ScratchPool::new(scratch_bytes / elem.max(1)),
+        })
+    }
+}
+
+/// What the planner sees of a transform.
+struct Shape {
+    log_n: usize,
+    first: usize,
+    end: usize,
+    row_bytes: usize,
+    batch: usize,
+    tile_budget: usize,
+    max_log_radix: usize,
+    descending: bool,
+}
+
+impl Shape {
+    /// Cuts layers [first, end) into passes, in execution order.
+    fn passes(&self) -> Vec<Pass> {
+        if self.first >= self.end {
+            return Vec::new();
+        }
+        // Deep pass: from the first layer whose blocks fit the tile budget.
+        let mut deep_start = self.first;
+        while deep_start < self.end
+            && (self.row_bytes << (self.log_n - deep_start)) > self.tile_budget
+        {
+            deep_start += 1;
+        }
+        let mut passes = self.gathered_passes(deep_start);
+        if deep_start < self.end {
+            passes.push(self.deep_pass(deep_start));
+        }
+        if !self.descending {
+            passes.reverse();
+        }
+        passes
+    }
+
+    /// Gathered passes over [first, deep_start), layers split evenly.
+    fn gathered_passes(&self, deep_start: usize) -> Vec<Pass> {
+        let layers = deep_start - self.first;
+        if layers == 0 {
+            return Vec::new();
+        }
+        // Rows moved together: at least MIN_RUN_BYTES, at most what the
+        // stride of the last gathered layer allows.
+        let stride_rows = 1usize << (self.log_n - deep_start);
+        let chunk = MIN_RUN_BYTES
+            .div_ceil(self.row_bytes)
+            .next_power_of_two()
+            .min(stride_rows);
+        let run_bytes = chunk * self.row_bytes;
+        let max_layers = (self.tile_budget / run_bytes).max(2).ilog2() as usize;
+        let count = layers.div_ceil(max_layers);
+        let mut start = self.first;
+        (0..count)
+            .map(|i| {
+                let len = layers / count + usize::from(i < layers % count);
+                let pass = self.gathered_pass(start..start + len, chunk);
+                start += len;
+                pass
+            })
+            .collect()
+    }
+
+    fn gathered_pass(&self, layers: core::ops::Range<usize>, chunk: usize) -> Pass {
+        let log_block_rows = self.log_n - layers.start;
+        let group_rows = 1usize << layers.len();
+        let tile_bytes = group_rows * chunk * self.row_bytes;
+        let tiles = (self.batch << self.log_n) / (group_rows * chunk);
+        Pass {
+            kind: PassKind::Gathered,
+            groups: self.groups(layers.clone()),
+            layers,
+            log_block_rows,
+            chunk_rows: chunk,
+            blocks_per_tile: 1,
+            tiles,
+            tile_bytes,
+            parallel: tiles > 1 && tiles * tile_bytes >= PARALLEL_MIN_BYTES,
+            reads_source: false,
+        }
+    }
+
+    /// The deep pass over [start, end): blocks of 2^(log_n − start) rows,
+    /// several per tile while they fit the budget.
+    fn deep_pass(&self, start: usize) -> Pass {
+        let log_block_rows = self.log_n - start;
+        let block_bytes = self.row_bytes << log_block_rows;
+        let blocks_per_item = 1usize << start;
+        let fit = (self.tile_budget / block_bytes).max(1);
+        let blocks_per_tile = (1usize << fit.ilog2()).min(blocks_per_item);
+        let tiles = self.batch * blocks_per_item / blocks_per_tile;
+        let tile_bytes = blocks_per_tile * block_bytes;
+        Pass {
+            kind: PassKind::Deep,
+            groups: self.groups(start..self.end),
+            layers: start..self.end,
+            log_block_rows,
+            chunk_rows: 1,
+            blocks_per_tile,
+            tiles,
+            tile_bytes,
+            parallel: tiles > 1 && tiles * tile_bytes >= PARALLEL_MIN_BYTES,
+            reads_source: false,
+        }
+    }
+
+    /// Register groups over `layers`, as even as possible, larger first, in
+    /// execution order.
+    fn groups(&self, layers: core::ops::Range<usize>) -> Vec<Group> {
+        let count = layers.len().div_ceil(self.max_log_radix);
+        let mut start = layers.start;
+        let mut groups: Vec<Group> = (0..count)
+            .map(|i| {
+                let len = layers.len() / count + usize::from(i < layers.len() % count);
+                let g = Group {
+                    layers: start..start + len,
+                    scales: false,
+                };
+                start += len;
+                g
+            })
+            .collect();
+        if !self.descending {
+            groups.reverse();
+        }
+        groups
+    }
+}
+
+/// A group's twiddles in kernel order: for each super-block K (block of the
+/// group's first layer p), layer p + i contributes its blocks K·2^i … K·2^i + 2^i − 1.
+fn group_twiddles<F: Field>(schedule: &Schedule<F>, group: &Group) -> Vec<F::Twiddle> {
+    let p = group.layers.start;
+    let g = group.layers.len();
+    let mut table = Vec::with_capacity((1usize << p) * ((1 << g) - 1));
+    for k in 0..1usize << p {
+        for i in 0..g {
+            let layer = &schedule.twiddles[p + i];
+            table.extend(
+                layer[k << i..(k + 1) << i]
+                    .iter()
+                    .map(|&w| F::prepare_twiddle(w)),
+            );
+        }
+    }
+    table
+}

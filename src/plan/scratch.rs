@@ -1,0 +1,30 @@
+//! Per-thread scratch that outlives executions: buffers are taken from a
+//! pool and returned, so after the first run on a thread nothing is allocated.
+
+use std::sync::Mutex;
+
+pub(super) struct ScratchPool<F> {
+    len: usize,
+    free: Mutex<Vec<Vec<F>>>,
+}
+
+impl<F: Copy + Default> ScratchPool<F> {
+    pub(super) fn new(len: usize) -> Self {
+        Self {
+            len,
+            free: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Runs `f` with a scratch buffer of the pool's length.
+    pub(super) fn with<R>(&self, f: impl FnOnce(&mut [F]) -> R) -> R {
+        let taken = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut buf = taken.unwrap_or_else(|| vec![F::default(); self.len]);
+        let result = f(&mut buf);
+        self.free
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(buf);
+        result
+    }
+}

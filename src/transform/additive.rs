@@ -1,0 +1,133 @@
+//! The additive (Lin–Chung–Han) NTT: subspace polynomials, the novel basis
+//! and the per-block twiddle schedule.
+//!
+//! With a basis b_0, b_1, … of the domain, W_0(X) = X and
+//! W_(i+1)(X) = W_i(X)·(W_i(X) + W_i(b_i)); Ŵ_i = W_i / W_i(b_i). The novel
+//! basis is X_j = ∏_(i ∈ bits(j)) Ŵ_i. Layer ℓ of a 2^L transform works at
+//! depth i = L − ℓ − 1, and block β uses the twiddle
+//! t = Ŵ_i(s) + Σ_k bit_k(β)·Ŵ_i(b_(i+1+k)): F₂-linear in β, so a layer's
+//! twiddles are subset sums of L − i − 1 values (plus the coset shift s).
+
+use super::Transform;
+use crate::field::BinaryField;
+
+/// The basis of an additive transform's domain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Basis {
+    /// b_i = x^i: domain point v is the field element whose bits are v.
+    Standard,
+}
+
+impl Basis {
+    /// The name plans print.
+    pub fn name(self) -> &'static str {
+        match self {
+            Basis::Standard => "standard",
+        }
+    }
+
+    /// The first `dim` basis elements.
+    pub fn elements<F: BinaryField>(self, dim: usize) -> Vec<F> {
+        match self {
+            Basis::Standard => (0..dim).map(F::standard_basis).collect(),
+        }
+    }
+}
+
+/// The subspace polynomials of a basis, evaluated where the transform needs them.
+pub(crate) struct SubspacePolys<F: BinaryField> {
+    basis: Vec<F>,
+    /// W_i(b_i), the normalisers (non-zero for a linearly independent basis).
+    norms: Vec<F>,
+    norm_inverses: Vec<F>,
+}
+
+impl<F: BinaryField> SubspacePolys<F> {
+    pub(crate) fn new(basis: Vec<F>) -> Self {
+        let dim = basis.len();
+        // w[j] holds W_i(b_j) as i advances.
+        let mut w = basis.clone();
+        let mut norms = Vec::with_capacity(dim);
+        for i in 0..dim {
+            let norm = w[i];
+            norms.push(norm);
+            for wj in w.iter_mut().skip(i) {
+                *wj = *wj * (*wj + norm);
+            }
+        }
+        let norm_inverses = norms
+            .iter()
+            .map(|n| {
+                n.inverse()
+                    .expect("basis elements are linearly independent")
+            })
+            .collect();
+        Self {
+            basis,
+            norms,
+            norm_inverses,
+        }
+    }
+
+    /// Ŵ_i(x) for i < dim.
+    pub(crate) fn normalized_at(&self, x: F) -> Vec<F> {
+        let mut out = Vec::with_capacity(self.basis.len());
+        let mut w = x;
+        for i in 0..self.basis.len() {
+            out.push(w * self.norm_inverses[i]);
+            w = w * (w + self.norms[i]);
+        }
+        out
+    }
+
+    /// The domain point p_v = Σ_k bit_k(v)·b_k.
+    pub(crate) fn point(&self, v: usize) -> F {
+        self.basis
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| (v >> k) & 1 == 1)
+            .fold(F::zero(), |acc, (_, b)| acc + *b)
+    }
+
+    /// X_j(x) for j < 2^dim.
+    pub(crate) fn novel_basis_at(&self, x: F, count: usize) -> Vec<F> {
+        let w_hat = self.normalized_at(x);
+        let mut out = Vec::with_capacity(count);
+        out.push(F::one());
+        for j in 1..count {
+            let top = usize::BITS as usize - 1 - j.leading_zeros() as usize;
+            out.push(out[j - (1 << top)] * w_hat[top]);
+        }
+        out
+    }
+}
+
+/// Per-layer, per-block twiddles of an additive NTT (the same for forward and
+/// inverse; the butterfly kind differs).
+pub(super) fn additive_twiddles<F: BinaryField>(t: &Transform<F>) -> Vec<Vec<F>> {
+    let dim = t.log_n() as usize;
+    let polys = SubspacePolys::new(t.basis().elements::<F>(dim));
+    // w_hat[j][i] = Ŵ_i(b_j); shift_hat[i] = Ŵ_i(s).
+    let w_hat: Vec<Vec<F>> = polys
+        .basis
+        .iter()
+        .map(|&b| polys.normalized_at(b))
+        .collect();
+    let shift_hat = polys.normalized_at(t.coset_shift());
+    (0..dim)
+        .map(|layer| {
+            if layer < t.first_layer() as usize {
+                return Vec::new();
+            }
+            let i = dim - layer - 1;
+            let mut tw = Vec::with_capacity(1 << layer);
+            tw.push(shift_hat[i]);
+            for beta in 1usize..1 << layer {
+                let top = usize::BITS as usize - 1 - beta.leading_zeros() as usize;
+                tw.push(tw[beta - (1 << top)] + w_hat[i + 1 + top][i]);
+            }
+            tw
+        })
+        .collect()
+}

@@ -1,0 +1,49 @@
+//! ML-KEM's product in the NTT domain (FIPS 203 Algorithms 11 and 12).
+//!
+//! The NTT of ML-KEM is incomplete: its output is 128 residues of degree 1,
+//! `(F[2i], F[2i+1])` modulo `X² − γ_i` with γ_i = ζ^(2·BitRev7(i)+1). The
+//! product of two such vectors multiplies residue by residue:
+//! `c0 = a0·b0 + a1·b1·γ_i`, `c1 = a0·b1 + a1·b0`. All arithmetic is
+//! branch-free on coefficient values (constant time).
+
+use super::bit_reverse;
+use crate::field::{Field, MlKem};
+
+/// γ_i = 17^(2·BitRev7(i) + 1) for i < 128 (FIPS 203 Appendix A, second table).
+pub fn gammas() -> [MlKem; 128] {
+    let zeta = MlKem::new(17);
+    core::array::from_fn(|i| zeta.pow(2 * bit_reverse(i, 7) as u64 + 1))
+}
+
+/// FIPS 203 Algorithm 11 (BaseCaseMultiply): the product of
+/// `a0 + a1·X` and `b0 + b1·X` modulo `X² − gamma`.
+#[inline]
+pub fn base_case_multiply(a: [MlKem; 2], b: [MlKem; 2], gamma: MlKem) -> [MlKem; 2] {
+    [a[0] * b[0] + a[1] * b[1] * gamma, a[0] * b[1] + a[1] * b[0]]
+}
+
+/// FIPS 203 Algorithm 12 (MultiplyNTTs): the NTT-domain product `a ∘ b` of two
+/// ML-KEM NTT outputs (each 256 coefficients).
+///
+/// ```
+/// use nttfuse::{transform::mlkem::multiply_ntts, MlKem};
+/// // NTT of the constant polynomial 1: every residue is (1, 0).
+/// let one_hat: [MlKem; 256] = core::array::from_fn(|i| MlKem::new((i % 2 == 0) as i16));
+/// let mut x = [MlKem::new(0); 256];
+/// x[5] = MlKem::new(42);
+/// assert_eq!(multiply_ntts(&x, &one_hat), x);
+/// ```
+pub fn multiply_ntts(a: &[MlKem; 256], b: &[MlKem; 256]) -> [MlKem; 256] {
+    let gammas = gammas();
+    let mut out = [MlKem::new(0); 256];
+    for i in 0..128 {
+        let [c0, c1] = base_case_multiply(
+            [a[2 * i], a[2 * i + 1]],
+            [b[2 * i], b[2 * i + 1]],
+            gammas[i],
+        );
+        out[2 * i] = c0;
+        out[2 * i + 1] = c1;
+    }
+    out
+}

@@ -1,0 +1,508 @@
+//! What to compute, with no thought of speed.
+//!
+//! A transform of 2^d rows is a sequence of *layers*. Layer ℓ (0 = largest
+//! span) pairs rows 2^(d−ℓ−1) apart inside blocks of 2^(d−ℓ) rows and applies
+//! one [`ButterflyKind`] with **one twiddle per block**:
+//!
+//! ```text
+//!   layer 0   |a0 a1 a2 a3 b0 b1 b2 b3|          1 block,  twiddle t[0][0]
+//!   layer 1   |a0 a1 b0 b1|a0 a1 b0 b1|          2 blocks, twiddles t[1][0..2]
+//!   layer 2   |a0 b0|a0 b0|a0 b0|a0 b0|          4 blocks, twiddles t[2][0..4]
+//! ```
+//!
+//! The twiddle *schedule* is what tells the families apart:
+//! - cyclic DFT over a [`TwoAdicField`]: block k of layer ℓ uses ω^brv(k)
+//!   (the polynomial-remainder tree of x^n − 1), natural input → bit-reversed
+//!   output; natural output is a bit-reversal permutation after the layers;
+//! - negacyclic (FIPS 203 / 204): block k of layer ℓ uses ζ^BitRev(2^ℓ + k);
+//! - additive (Lin–Chung–Han novel basis, [`BinaryField`]): block β of layer ℓ
+//!   uses Σ_k bit_k(β)·Ŵ_i(b_(i+1+k)) with i = d − ℓ − 1.
+//!
+//! Inverses run the same layers in reverse with the inverse butterfly. A
+//! [`Schedule`] is this description as data; the planner groups its layers and
+//! never changes what they compute. The [`reference`] module evaluates every
+//! transform by its O(n²) definition.
+
+mod additive;
+pub mod mlkem;
+mod multiplicative;
+pub mod reference;
+
+use crate::error::Error;
+use crate::field::{BinaryField, Field, MlKem, TwoAdicField};
+
+pub use additive::Basis;
+
+/// Forward or inverse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Coefficients → evaluations.
+    Forward,
+    /// Evaluations → coefficients.
+    Inverse,
+}
+
+/// Order of the evaluations (the output of a forward transform, the input of
+/// an inverse one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Evaluation k at the k-th domain point.
+    Natural,
+    /// Evaluation k at domain point BitRev(k) (what FRI folding wants).
+    BitReversed,
+}
+
+/// The transform families.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// DFT over the subgroup ⟨ω⟩ of a two-adic field.
+    Cyclic,
+    /// Negacyclic NTT of the lattice standards (FIPS 203 / 204), possibly
+    /// incomplete (ML-KEM stops at degree-1 residues).
+    Negacyclic,
+    /// Additive NTT over a binary field (novel polynomial basis).
+    Additive,
+}
+
+/// The butterfly a layer applies to a pair (a, b) with twiddle w.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ButterflyKind {
+    /// Cooley–Tukey: (a, b) → (a + w·b, a − w·b).
+    CooleyTukey,
+    /// Gentleman–Sande: (a, b) → (a + b, (a − b)·w).
+    GentlemanSande,
+    /// Additive: a' = a + w·b, b' = b + a'.
+    Additive,
+    /// Inverse additive: b = b' + a', a = a' + w·b.
+    AdditiveInverse,
+}
+
+impl ButterflyKind {
+    /// Whether layers run from the largest span down (forward kinds) or from
+    /// the smallest span up (inverse kinds).
+    pub fn descending_spans(self) -> bool {
+        matches!(self, ButterflyKind::CooleyTukey | ButterflyKind::Additive)
+    }
+}
+
+/// A transform description: what to compute, on data of what shape.
+///
+/// Build one with a family constructor, adjust its shape, then hand it to
+/// [`Planner::plan`](crate::Planner::plan). Shape errors are reported by the
+/// planner as typed [`Error`]s.
+///
+/// ```
+/// use nttfuse::{BabyBear, Order, Transform};
+/// let spec = Transform::<BabyBear>::dft(10).lanes(4).order(Order::BitReversed);
+/// assert_eq!(spec.rows(), 1024);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Transform<F: Field> {
+    family: Family,
+    direction: Direction,
+    log_n: u32,
+    bad_len: Option<usize>,
+    max_log_n: u32,
+    lanes: usize,
+    batch: usize,
+    order: Order,
+    order_settable: bool,
+    unsupported: Option<&'static str>,
+    first_layer: u32,
+    layer_end: Option<u32>,
+    encode: bool,
+    negacyclic_root: F,
+    basis: Basis,
+    shift: F,
+    twiddles_fn: fn(&Transform<F>) -> Vec<Vec<F>>,
+    scale_fn: fn(&Transform<F>) -> Option<F>,
+    pub(crate) reference_fn: fn(&Transform<F>, &[F]) -> Vec<F>,
+}
+
+impl<F: Field> Transform<F> {
+    fn new(family: Family, direction: Direction, log_n: u32, max_log_n: u32) -> Self {
+        Self {
+            family,
+            direction,
+            log_n,
+            bad_len: None,
+            max_log_n,
+            lanes: 1,
+            batch: 1,
+            order: Order::Natural,
+            order_settable: false,
+            unsupported: None,
+            first_layer: 0,
+            layer_end: None,
+            encode: false,
+            negacyclic_root: F::zero(),
+            basis: Basis::Standard,
+            shift: F::zero(),
+            twiddles_fn: |_| Vec::new(),
+            scale_fn: |_| None,
+            reference_fn: |_, column| column.to_vec(),
+        }
+    }
+
+    /// Number of interleaved columns: row i holds coefficient i of every
+    /// column (row-major matrix). Default 1.
+    pub fn lanes(mut self, lanes: usize) -> Self {
+        self.lanes = lanes;
+        self
+    }
+
+    /// Number of independent transforms stored one after another. Default 1.
+    pub fn batch(mut self, batch: usize) -> Self {
+        self.batch = batch;
+        self
+    }
+
+    /// Order of the evaluations: the output of a forward DFT, the input of an
+    /// inverse one. Default natural. Only cyclic DFTs have this option.
+    pub fn order(mut self, order: Order) -> Self {
+        if !self.order_settable {
+            self.unsupported = Some("an evaluation order on a transform whose order is fixed");
+        }
+        self.order = order;
+        self
+    }
+
+    /// The family.
+    pub fn family(&self) -> Family {
+        self.family
+    }
+    /// Forward or inverse.
+    pub fn direction(&self) -> Direction {
+        self.direction
+    }
+    /// log₂ of the rows of one transform.
+    pub fn log_n(&self) -> u32 {
+        self.log_n
+    }
+    /// Rows of one transform (2^log_n), 0 if that overflows.
+    pub fn rows(&self) -> usize {
+        1usize.checked_shl(self.log_n).unwrap_or(0)
+    }
+    /// Interleaved columns.
+    pub fn lane_count(&self) -> usize {
+        self.lanes
+    }
+    /// Transforms in the batch.
+    pub fn batch_count(&self) -> usize {
+        self.batch
+    }
+    /// The evaluation order.
+    pub fn evaluation_order(&self) -> Order {
+        self.order
+    }
+    /// First layer run (the rate of an encode, or `from_layer`).
+    pub fn first_layer(&self) -> u32 {
+        self.first_layer
+    }
+    /// One past the last layer run (7 for ML-KEM's incomplete NTT).
+    pub fn layer_end(&self) -> u32 {
+        self.layer_end.unwrap_or(self.log_n)
+    }
+    /// Whether this is an encode: input is a message of 2^(log_n − first_layer)
+    /// rows, output a codeword of 2^log_n rows.
+    pub fn is_encode(&self) -> bool {
+        self.encode
+    }
+    /// The basis of an additive transform's domain.
+    pub fn basis(&self) -> Basis {
+        self.basis
+    }
+    /// The coset shift of an additive transform (zero: the subspace itself).
+    pub fn coset_shift(&self) -> F {
+        self.shift
+    }
+    /// The primitive root ζ of a negacyclic transform.
+    pub(crate) fn negacyclic_root(&self) -> F {
+        self.negacyclic_root
+    }
+
+    /// Elements of the input of one execution (all batch items).
+    pub fn input_len(&self) -> Result<usize, Error> {
+        self.validate()?;
+        let rows = if self.encode {
+            1usize << (self.log_n - self.first_layer)
+        } else {
+            1usize << self.log_n
+        };
+        Ok(rows * self.lanes * self.batch)
+    }
+
+    /// Elements of the output (and of the in-place buffer) of one execution.
+    pub fn output_len(&self) -> Result<usize, Error> {
+        self.validate()?;
+        Ok((1usize << self.log_n) * self.lanes * self.batch)
+    }
+
+    /// Checks the description; the planner calls this first.
+    pub fn validate(&self) -> Result<(), Error> {
+        if let Some(len) = self.bad_len {
+            return Err(Error::NotPowerOfTwo { len });
+        }
+        if let Some(what) = self.unsupported {
+            return Err(Error::Unsupported { what });
+        }
+        if self.log_n > self.max_log_n {
+            return Err(Error::SizeTooLarge {
+                field: F::NAME,
+                log_n: self.log_n,
+                max_log_n: self.max_log_n,
+            });
+        }
+        if self.lanes == 0 {
+            return Err(Error::ZeroLanes);
+        }
+        if self.batch == 0 {
+            return Err(Error::ZeroBatch);
+        }
+        let total = 1usize
+            .checked_shl(self.log_n)
+            .filter(|&rows| rows != 0 && self.log_n < usize::BITS)
+            .and_then(|rows| rows.checked_mul(self.lanes))
+            .and_then(|x| x.checked_mul(self.batch))
+            .and_then(|x| x.checked_mul(core::mem::size_of::<F>()));
+        if total.is_none_or(|bytes| bytes > isize::MAX as usize) {
+            return Err(Error::SizeOverflow {
+                log_n: self.log_n,
+                lanes: self.lanes,
+                batch: self.batch,
+            });
+        }
+        if self.first_layer > 0 && self.first_layer >= self.log_n {
+            return Err(Error::RateTooHigh {
+                log_inv_rate: self.first_layer,
+                log_n: self.log_n,
+            });
+        }
+        Ok(())
+    }
+
+    /// The layer description the planner groups (twiddles computed here, once).
+    pub fn schedule(&self) -> Result<Schedule<F>, Error> {
+        self.validate()?;
+        let kind = match (self.family, self.direction) {
+            (Family::Additive, Direction::Forward) => ButterflyKind::Additive,
+            (Family::Additive, Direction::Inverse) => ButterflyKind::AdditiveInverse,
+            (_, Direction::Forward) => ButterflyKind::CooleyTukey,
+            (_, Direction::Inverse) => ButterflyKind::GentlemanSande,
+        };
+        let bit_reverse = self.family == Family::Cyclic && self.order == Order::Natural;
+        Ok(Schedule {
+            log_n: self.log_n as usize,
+            layers: self.first_layer as usize..self.layer_end() as usize,
+            kind,
+            twiddles: (self.twiddles_fn)(self),
+            scale: (self.scale_fn)(self),
+            bit_reverse_before: bit_reverse && self.direction == Direction::Inverse,
+            bit_reverse_after: bit_reverse && self.direction == Direction::Forward,
+            replicate: self.encode,
+            lanes: self.lanes,
+            batch: self.batch,
+        })
+    }
+
+    /// One line naming the transform, as plans print it.
+    pub fn describe(&self) -> String {
+        let dir = match self.direction {
+            Direction::Forward => "forward",
+            Direction::Inverse => "inverse",
+        };
+        let what = match self.family {
+            Family::Cyclic => format!("DFT {dir}, n = 2^{}", self.log_n),
+            Family::Negacyclic => format!(
+                "negacyclic NTT {dir}, n = 2^{}, layers 1-{}",
+                self.log_n,
+                self.layer_end()
+            ),
+            Family::Additive if self.encode => format!(
+                "additive encode, n = 2^{}, rate 2^-{}, {} basis",
+                self.log_n,
+                self.first_layer,
+                self.basis.name()
+            ),
+            Family::Additive => format!(
+                "additive NTT {dir}, n = 2^{}{}, {} basis",
+                self.log_n,
+                if self.first_layer > 0 {
+                    format!(", from layer {}", self.first_layer + 1)
+                } else {
+                    String::new()
+                },
+                self.basis.name()
+            ),
+        };
+        let order = match (self.family, self.direction, self.order) {
+            (Family::Cyclic, Direction::Forward, o) => format!(", output {}", order_name(o)),
+            (Family::Cyclic, Direction::Inverse, o) => format!(", input {}", order_name(o)),
+            _ => String::new(),
+        };
+        format!(
+            "{} {what}{order}, lanes = {}, batch = {}",
+            F::NAME,
+            self.lanes,
+            self.batch
+        )
+    }
+}
+
+fn order_name(o: Order) -> &'static str {
+    match o {
+        Order::Natural => "natural",
+        Order::BitReversed => "bit-reversed",
+    }
+}
+
+impl<F: TwoAdicField> Transform<F> {
+    /// Cyclic DFT of 2^log_n rows: `out[k] = Σ_j a_j ω^(jk)` with
+    /// ω = `F::two_adic_generator(log_n)` (Plonky3's choice of root).
+    pub fn dft(log_n: u32) -> Self {
+        let mut t = Self::new(
+            Family::Cyclic,
+            Direction::Forward,
+            log_n,
+            F::TWO_ADICITY as u32,
+        );
+        t.order_settable = true;
+        t.twiddles_fn = multiplicative::cyclic_twiddles::<F>;
+        t.reference_fn = reference::cyclic_column::<F>;
+        t
+    }
+
+    /// Inverse cyclic DFT: `a_j = n⁻¹ Σ_k A_k ω^(−jk)`.
+    pub fn idft(log_n: u32) -> Self {
+        let mut t = Self::dft(log_n);
+        t.direction = Direction::Inverse;
+        t.scale_fn = multiplicative::inverse_scale::<F>;
+        t
+    }
+
+    /// [`Transform::dft`] from a size `n`, which must be a power of two.
+    pub fn dft_of_len(n: usize) -> Self {
+        let mut t = Self::dft(n.checked_ilog2().unwrap_or(0));
+        if !n.is_power_of_two() {
+            t.bad_len = Some(n);
+        }
+        t
+    }
+
+    /// [`Transform::idft`] from a size `n`, which must be a power of two.
+    pub fn idft_of_len(n: usize) -> Self {
+        let mut t = Self::idft(n.checked_ilog2().unwrap_or(0));
+        if !n.is_power_of_two() {
+            t.bad_len = Some(n);
+        }
+        t
+    }
+}
+
+impl Transform<MlKem> {
+    /// The ML-KEM NTT, FIPS 203 Algorithm 9: 256 coefficients, 7 Cooley–Tukey
+    /// layers with twiddle ζ^BitRev7(k), ζ = 17; output in the standard's
+    /// (bit-reversed) order of 128 degree-1 residues.
+    pub fn negacyclic_forward() -> Self {
+        let mut t = Self::new(Family::Negacyclic, Direction::Forward, 8, 8);
+        t.layer_end = Some(7);
+        t.negacyclic_root = MlKem::new(17);
+        t.twiddles_fn = multiplicative::negacyclic_twiddles::<MlKem>;
+        t.reference_fn = reference::negacyclic_column::<MlKem>;
+        t
+    }
+
+    /// The inverse ML-KEM NTT, FIPS 203 Algorithm 10 (Gentleman–Sande layers,
+    /// then × 128⁻¹ = 3303).
+    pub fn negacyclic_inverse() -> Self {
+        let mut t = Self::negacyclic_forward();
+        t.direction = Direction::Inverse;
+        t.scale_fn = multiplicative::inverse_scale::<MlKem>;
+        t
+    }
+}
+
+impl<F: BinaryField> Transform<F> {
+    /// Additive NTT of 2^log_n rows in the standard basis:
+    /// `out[v] = Σ_j a_j X_j(v)`, natural order in and out.
+    pub fn additive_ntt(log_n: u32) -> Self {
+        let mut t = Self::new(
+            Family::Additive,
+            Direction::Forward,
+            log_n,
+            F::DEGREE.min(63) as u32,
+        );
+        t.twiddles_fn = additive::additive_twiddles::<F>;
+        t.reference_fn = reference::additive_column::<F>;
+        t
+    }
+
+    /// Inverse additive NTT (layers in reverse, inverse butterflies).
+    pub fn additive_intt(log_n: u32) -> Self {
+        let mut t = Self::additive_ntt(log_n);
+        t.direction = Direction::Inverse;
+        t
+    }
+
+    /// Reed–Solomon encode at rate 2^−log_inv_rate: the input is a message of
+    /// 2^(log_n − log_inv_rate) rows (the first coefficients; the rest are
+    /// zero), the output the 2^log_n-row codeword. Runs layers
+    /// log_inv_rate … log_n − 1 on replicas of the message.
+    pub fn additive_encode(log_n: u32, log_inv_rate: u32) -> Self {
+        let mut t = Self::additive_ntt(log_n);
+        t.first_layer = log_inv_rate;
+        t.encode = true;
+        t
+    }
+
+    /// Skips the first `r` layers: the input is taken to be 2^r blocks, and
+    /// each block is transformed by layers r … log_n − 1 (for replicas of a
+    /// message this is the encode of that message). On an inverse it undoes
+    /// exactly that.
+    pub fn from_layer(mut self, r: u32) -> Self {
+        self.first_layer = r;
+        self
+    }
+
+    /// Evaluates on the coset `shift + span(basis)` instead of the subspace.
+    pub fn shift(mut self, shift: F) -> Self {
+        self.shift = shift;
+        self
+    }
+}
+
+/// A transform as the planner sees it: layers, butterfly kind, twiddles.
+#[derive(Clone, Debug)]
+pub struct Schedule<F: Field> {
+    /// log₂ of the rows of one transform.
+    pub log_n: usize,
+    /// Layers to run (0 = largest span), in increasing index; inverse kinds
+    /// run them in decreasing index.
+    pub layers: core::ops::Range<usize>,
+    /// The butterfly every layer applies.
+    pub kind: ButterflyKind,
+    /// `twiddles[ℓ][k]`: twiddle of block k of layer ℓ (empty for layers not run).
+    pub twiddles: Vec<Vec<F>>,
+    /// Multiply every output by this (n⁻¹ of inverse multiplicative transforms).
+    pub scale: Option<F>,
+    /// Bit-reverse the rows before the layers.
+    pub bit_reverse_before: bool,
+    /// Bit-reverse the rows after the layers.
+    pub bit_reverse_after: bool,
+    /// The input is a message of 2^(log_n − layers.start) rows, replicated.
+    pub replicate: bool,
+    /// Interleaved columns.
+    pub lanes: usize,
+    /// Transforms one after another.
+    pub batch: usize,
+}
+
+/// Reverses the low `bits` bits of `x`.
+#[inline]
+pub fn bit_reverse(x: usize, bits: usize) -> usize {
+    if bits == 0 {
+        0
+    } else {
+        x.reverse_bits() >> (usize::BITS as usize - bits)
+    }
+}
