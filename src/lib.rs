@@ -48,3 +48,8 @@ const _: () = {
     assert_send_sync::<Plan<BabyBear>>();
     assert_send_sync::<Plan<Gf2_64>>();
 };
+
+/// The README's examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

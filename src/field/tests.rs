@@ -1,1 +1,191 @@
+//! Field axioms (quickcheck), known answers, root orders, and Plonky3's roots.
 
+use super::*;
+use quickcheck::{Arbitrary, Gen, QuickCheck};
+
+#[derive(Clone, Debug)]
+struct Elems<F>(F, F, F);
+
+macro_rules! arbitrary_elems {
+    ($t:ty, $gen:expr) => {
+        impl Arbitrary for Elems<$t> {
+            fn arbitrary(g: &mut Gen) -> Self {
+                let f: fn(u64) -> $t = $gen;
+                let mut pick = || {
+                    // Edge values often, random values otherwise.
+                    let x = u64::arbitrary(g);
+                    match x % 8 {
+                        0 => f(0),
+                        1 => f(1),
+                        2 => -f(1),
+                        _ => f(x),
+                    }
+                };
+                Elems(pick(), pick(), pick())
+            }
+        }
+    };
+}
+arbitrary_elems!(MlKem, MlKem::from_u64);
+arbitrary_elems!(BabyBear, BabyBear::from_u64);
+arbitrary_elems!(Gf2_64, Gf2_64::from_u64);
+
+fn axioms<F: Field>(Elems(a, b, c): Elems<F>) -> bool {
+    let zero = F::zero();
+    let one = F::one();
+    a + b == b + a
+        && a * b == b * a
+        && (a + b) + c == a + (b + c)
+        && (a * b) * c == a * (b * c)
+        && a * (b + c) == a * b + a * c
+        && a + zero == a
+        && a * one == a
+        && a * zero == zero
+        && a - b == -(b - a)
+        && a + (-a) == zero
+        && (a - b) + b == a
+        && a.inverse().is_none_or(|inv| inv * a == one)
+        && (a == zero) == a.inverse().is_none()
+        && F::from_u64(a.to_canonical_u64()) == a
+        && a.mul_twiddle(F::prepare_twiddle(b)) == a * b
+}
+
+fn check_axioms<F: Field>()
+where
+    Elems<F>: Arbitrary,
+{
+    QuickCheck::new()
+        .tests(2000)
+        .quickcheck(axioms::<F> as fn(Elems<F>) -> bool);
+}
+
+#[test]
+fn mlkem_satisfies_field_axioms() {
+    check_axioms::<MlKem>();
+}
+
+#[test]
+fn babybear_satisfies_field_axioms() {
+    check_axioms::<BabyBear>();
+}
+
+#[test]
+fn gf2_64_satisfies_field_axioms() {
+    check_axioms::<Gf2_64>();
+}
+
+#[test]
+fn gf2_64_known_product() {
+    let a = Gf2_64::new(0x01090913877ed8ed);
+    let b = Gf2_64::new(0x66ab35ac2768468f);
+    assert_eq!((a * b).bits(), 0x50c4519dc383744a);
+}
+
+#[test]
+fn gf2_64_portable_clmul_matches_hardware() {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..10_000 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let y = x.rotate_left(29) ^ 0xdead_beef;
+        assert_eq!(gf2_64::clmul_portable(x, y), clmul(x, y));
+    }
+    assert_eq!(
+        gf2_64::clmul_portable(u64::MAX, u64::MAX).1,
+        0x5555_5555_5555_5555
+    );
+}
+
+#[test]
+fn gf2_64_x_is_primitive() {
+    // x^(2^64−1) = 1 and x^((2^64−1)/p) ≠ 1 for each prime p | 2^64 − 1.
+    let x = Gf2_64::new(2);
+    let order = u64::MAX;
+    assert_eq!(x.pow(order), Gf2_64::ONE);
+    for p in [3u64, 5, 17, 257, 641, 65537, 6700417] {
+        assert_ne!(x.pow(order / p), Gf2_64::ONE, "x^((2^64-1)/{p})");
+    }
+}
+
+#[test]
+fn mlkem_montgomery_constants() {
+    use mlkem::*;
+    assert_eq!((Q as i32 * QINV as i32) & 0xffff, 1);
+    assert_eq!(R2, 1353);
+    for a in i16::MIN..=i16::MAX {
+        let r = reduce_canonical(a);
+        assert!(
+            (0..Q).contains(&r) && (a as i32 - r as i32) % Q as i32 == 0,
+            "{a}"
+        );
+    }
+}
+
+fn check_roots<F: TwoAdicField>() {
+    for bits in 0..=F::TWO_ADICITY {
+        let w = F::two_adic_generator(bits).unwrap();
+        // w has order exactly 2^bits.
+        assert_eq!(w.pow(1 << bits), F::one(), "{} root 2^{bits}", F::NAME);
+        if bits > 0 {
+            assert_ne!(
+                w.pow(1 << (bits - 1)),
+                F::one(),
+                "{} root 2^{bits}",
+                F::NAME
+            );
+        }
+    }
+    assert!(F::two_adic_generator(F::TWO_ADICITY + 1).is_none());
+}
+
+#[test]
+fn roots_of_unity_have_exact_order() {
+    check_roots::<MlKem>();
+    check_roots::<BabyBear>();
+    assert_eq!(MlKem::two_adic_generator(8), Some(MlKem::new(17)));
+}
+
+#[test]
+fn babybear_roots_match_plonky3() {
+    use p3_field::{PrimeField32, TwoAdicField as P3TwoAdic};
+    for bits in 0..=27 {
+        let ours = BabyBear::two_adic_generator(bits).unwrap();
+        let theirs = p3_baby_bear::BabyBear::two_adic_generator(bits);
+        assert_eq!(
+            ours.to_canonical_u64(),
+            theirs.as_canonical_u32() as u64,
+            "2^{bits}"
+        );
+    }
+    assert_eq!(
+        BabyBear::two_adic_generator(27).unwrap().to_canonical_u64(),
+        0x1a427a41
+    );
+}
+
+#[test]
+fn babybear_montgomery_form_matches_plonky3() {
+    use p3_field::PrimeCharacteristicRing;
+    for x in [0u32, 1, 2, 12345, 2013265920] {
+        let theirs = p3_baby_bear::BabyBear::from_u32(x);
+        // Plonky3 stores x·2^32 mod p; its Debug/Display show canonical values,
+        // so compare through the transmute-free route: same canonical value
+        // and our Montgomery word is x·2^32 mod p.
+        let ours = BabyBear::new(x);
+        assert_eq!(format!("{theirs}"), format!("{ours}"));
+        assert_eq!(
+            ours.to_monty() as u64,
+            ((x as u64) << 32) % BabyBear::MODULUS
+        );
+    }
+}
+
+#[test]
+fn extension_of_degree_one_is_the_field() {
+    use typenum::Unsigned;
+    let x = Gf2_64::new(0xabc);
+    assert_eq!(<Gf2_64 as ExtensionOf<Gf2_64>>::Degree::USIZE, 1);
+    assert_eq!(<Gf2_64 as ExtensionOf<Gf2_64>>::from_base(x), x);
+    assert_eq!(x.coefficient(0), x);
+}

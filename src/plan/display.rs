@@ -8,13 +8,26 @@ use crate::field::Field;
 use core::fmt;
 
 fn bytes(n: usize) -> String {
-    if n >= 1 << 20 && n % (1 << 20) == 0 {
-        format!("{} MiB", n >> 20)
-    } else if n >= 1 << 10 && n % (1 << 10) == 0 {
-        format!("{} KiB", n >> 10)
+    let exact = |unit: usize| n % unit == 0;
+    if n >= 1 << 20 {
+        if exact(1 << 20) {
+            format!("{} MiB", n >> 20)
+        } else {
+            format!("{:.1} MiB", n as f64 / (1 << 20) as f64)
+        }
+    } else if n >= 1 << 10 {
+        if exact(1 << 10) {
+            format!("{} KiB", n >> 10)
+        } else {
+            format!("{:.1} KiB", n as f64 / 1024.0)
+        }
     } else {
         format!("{n} B")
     }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn layers(r: &core::ops::Range<usize>) -> String {
@@ -28,9 +41,8 @@ fn layers(r: &core::ops::Range<usize>) -> String {
 impl<F: Field> Plan<F> {
     fn fmt_pass(&self, f: &mut fmt::Formatter<'_>, index: usize, pass: &Pass) -> fmt::Result {
         let tiles = format!(
-            "{} tile{} of {}{}",
-            pass.tiles,
-            if pass.tiles == 1 { "" } else { "s" },
+            "{} of {}{}",
+            plural(pass.tiles, "tile", "tiles"),
             bytes(pass.tile_bytes),
             if pass.parallel { ", parallel" } else { "" }
         );
@@ -38,10 +50,10 @@ impl<F: Field> Plan<F> {
         match pass.kind {
             PassKind::Gathered => writeln!(
                 f,
-                "pass {index}     gathered, {}: row groups of 2^{span} rows 2^{} apart, {} rows per run, via scratch; {tiles}",
+                "pass {index}     gathered, {}: row groups of 2^{span} rows 2^{} apart, {} per run, via scratch; {tiles}",
                 layers(&pass.layers),
                 pass.log_block_rows - span,
-                pass.chunk_rows,
+                plural(pass.chunk_rows, "row", "rows"),
             )?,
             PassKind::Deep => writeln!(
                 f,
@@ -57,13 +69,18 @@ impl<F: Field> Plan<F> {
                 "  source   every replica block reads the message (no copy pass)"
             )?;
         }
+        let scaled_layers = self.spec.layer_end() - self.spec.first_layer();
         for group in &pass.groups {
             writeln!(
                 f,
                 "  group    {} radix-{} in registers{}",
                 layers(&group.layers),
                 group.radix(),
-                if group.scales { ", then × n⁻¹" } else { "" }
+                if group.scales {
+                    format!(", then × 2^-{scaled_layers}")
+                } else {
+                    String::new()
+                }
             )?;
         }
         Ok(())

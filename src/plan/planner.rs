@@ -22,7 +22,9 @@ pub struct Budgets {
     pub register_values: Option<usize>,
     /// L1 data cache.
     pub l1: usize,
-    /// L2 cache: a tile (gathered row group or deep block) fits in it.
+    /// L2 cache. A tile (gathered row group or deep block) takes at most
+    /// half of it, leaving the rest to the tile's twiddles and the stream of
+    /// the next tile.
     pub l2: usize,
     /// Last-level cache share.
     pub l3: usize,
@@ -178,7 +180,7 @@ impl Planner {
             end: schedule.layers.end,
             row_bytes: schedule.lanes * elem,
             batch: schedule.batch,
-            tile_budget: self.budgets.l2.max(1),
+            tile_budget: (self.budgets.l2 / 2).max(1),
             max_log_radix,
             descending: schedule.kind.descending_spans(),
         };

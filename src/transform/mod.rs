@@ -20,7 +20,7 @@
 //!
 //! Inverses run the same layers in reverse with the inverse butterfly. A
 //! [`Schedule`] is this description as data; the planner groups its layers and
-//! never changes what they compute. The [`reference`] module evaluates every
+//! never changes what they compute. The [`reference`](mod@reference) module evaluates every
 //! transform by its O(n²) definition.
 
 mod additive;

@@ -202,16 +202,14 @@ fn solve<F: Field>(mut matrix: Vec<Vec<F>>, mut rhs: Vec<F>) -> Vec<F> {
         matrix.swap(col, pivot);
         rhs.swap(col, pivot);
         let inv = matrix[col][col].inverse().expect("pivot is non-zero");
-        for c in col..n {
-            matrix[col][c] *= inv;
-        }
+        matrix[col][col..].iter_mut().for_each(|x| *x *= inv);
         rhs[col] *= inv;
-        for r in 0..n {
-            if r != col && matrix[r][col] != F::zero() {
-                let factor = matrix[r][col];
-                for c in col..n {
-                    let delta = factor * matrix[col][c];
-                    matrix[r][c] -= delta;
+        let pivot_row = matrix[col].clone();
+        for (r, row) in matrix.iter_mut().enumerate() {
+            if r != col && row[col] != F::zero() {
+                let factor = row[col];
+                for (x, &p) in row[col..].iter_mut().zip(&pivot_row[col..]) {
+                    *x -= factor * p;
                 }
                 let delta = factor * rhs[col];
                 rhs[r] -= delta;

@@ -1,0 +1,115 @@
+//! The headline transforms of both worlds: plan them, print the plans, run
+//! them, and compare each time with one plain read+write sweep of the same
+//! buffer (measured in the same run).
+//!
+//! ```text
+//! cargo run --release --example quickstart
+//! ```
+
+use nttfuse::*;
+use rayon::prelude::*;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Median wall time of `runs` calls of `f`.
+fn median(runs: usize, mut f: impl FnMut()) -> Duration {
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[runs / 2]
+}
+
+/// One read+write pass over `words`, on all threads: the memory-bandwidth
+/// yardstick a transform's time is divided by ("sweeps").
+fn sweep(words: &mut [u64]) {
+    words.par_chunks_mut(1 << 14).for_each(|c| {
+        c.iter_mut()
+            .for_each(|w| *w = black_box(*w).wrapping_add(1))
+    });
+}
+
+fn sweep_time(bytes: usize, runs: usize) -> Duration {
+    let mut words = vec![1u64; bytes / 8];
+    sweep(&mut words);
+    median(runs, || sweep(&mut words))
+}
+
+fn report<F: Field>(plan: &Plan<F>, input: &[F], runs: usize) -> Result<(), Error> {
+    println!("{plan}");
+    let mut data = vec![F::zero(); plan.len()];
+    plan.execute_from(input, &mut data)?; // warm-up: first touch, scratch
+    let time = median(runs, || {
+        plan.execute_from(input, &mut data).expect("execute")
+    });
+    let sweep = sweep_time(plan.cost().data_bytes, runs);
+    let ratio = time.as_secs_f64() / sweep.as_secs_f64();
+    println!(
+        "=> {:.2} ms (median of {runs}); one read+write sweep of the {} MiB buffer: {:.2} ms; transform = {ratio:.1} sweeps\n",
+        time.as_secs_f64() * 1e3,
+        plan.cost().data_bytes >> 20,
+        sweep.as_secs_f64() * 1e3,
+    );
+    Ok(())
+}
+
+fn mlkem() -> Result<(), Error> {
+    let planner = Planner::new().threads(Threads::Count(1));
+    let forward = planner.plan(&Transform::<MlKem>::negacyclic_forward())?;
+    let inverse = planner.plan(&Transform::<MlKem>::negacyclic_inverse())?;
+    println!("{forward}\n");
+    println!("{inverse}");
+    let poly: Vec<MlKem> = (0..256u64).map(|i| MlKem::from_u64(i * 1103 + 7)).collect();
+    let mut data = poly.clone();
+    const CALLS: usize = 20_000;
+    let per_call = |plan: &Plan<MlKem>, data: &mut Vec<MlKem>| {
+        median(5, || {
+            for _ in 0..CALLS {
+                plan.execute(black_box(data)).expect("execute");
+            }
+        })
+        .as_secs_f64()
+            / CALLS as f64
+    };
+    let f = per_call(&forward, &mut data);
+    let i = per_call(&inverse, &mut data);
+    // 7 layers × 128 butterflies.
+    println!(
+        "=> ML-KEM NTT {:.0} ns, inverse {:.0} ns per polynomial ({:.2} / {:.2} ns per butterfly), scalar backend\n",
+        f * 1e9,
+        i * 1e9,
+        f * 1e9 / 896.0,
+        i * 1e9 / 896.0
+    );
+    let mut check = poly.clone();
+    forward.execute(&mut check)?;
+    inverse.execute(&mut check)?;
+    assert_eq!(check, poly, "inverse undoes forward");
+    Ok(())
+}
+
+fn main() -> Result<(), Error> {
+    println!(
+        "nttfuse quickstart: {} threads, backend {}\n",
+        rayon::current_num_threads(),
+        Backend::detect::<BabyBear>().name()
+    );
+    mlkem()?;
+
+    let dft = Planner::new().plan(&Transform::<BabyBear>::dft(20).lanes(64))?;
+    let input: Vec<BabyBear> = (0..dft.input_len() as u64)
+        .map(BabyBear::from_u64)
+        .collect();
+    report(&dft, &input, 3)?;
+
+    let encode = Planner::new().plan(&Transform::<Gf2_64>::additive_encode(20, 1).lanes(8))?;
+    let message: Vec<Gf2_64> = (0..encode.input_len() as u64)
+        .map(|i| Gf2_64::new(i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+        .collect();
+    report(&encode, &message, 5)?;
+    Ok(())
+}

@@ -1,0 +1,73 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use nttfuse::*;
+
+/// A small deterministic generator (splitmix64) for test data.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    pub fn vec<F: Field>(&mut self, len: usize) -> Vec<F> {
+        (0..len).map(|_| F::from_u64(self.next())).collect()
+    }
+}
+
+/// Budgets large enough that nothing small is split.
+pub fn roomy() -> Budgets {
+    Budgets::fixed(32 << 10, 1 << 20, 32 << 20)
+}
+
+/// Budgets so small that a 2^10-row transform needs gathered passes.
+pub fn tiny() -> Budgets {
+    Budgets::fixed(1 << 10, 2 << 10, 16 << 10)
+}
+
+pub fn planner(budgets: Budgets, threads: usize) -> Planner {
+    Planner::new()
+        .backend(Backend::Scalar)
+        .threads(Threads::Count(threads))
+        .budgets(budgets)
+}
+
+/// Plans and runs `spec` out of place on `input`.
+pub fn run<F: Field>(planner: &Planner, spec: &Transform<F>, input: &[F]) -> Vec<F> {
+    let plan = planner.plan(spec).expect("plan");
+    let mut out = vec![F::zero(); plan.len()];
+    plan.execute_from(input, &mut out).expect("execute");
+    out
+}
+
+/// Plans and runs `spec` in place (for an encode, the message goes at the
+/// front of each item).
+pub fn run_in_place<F: Field>(planner: &Planner, spec: &Transform<F>, input: &[F]) -> Vec<F> {
+    let plan = planner.plan(spec).expect("plan");
+    let item_in = input.len() / spec.batch_count();
+    let item_out = plan.len() / spec.batch_count();
+    let mut data = vec![F::zero(); plan.len()];
+    for (dst, src) in data
+        .chunks_exact_mut(item_out)
+        .zip(input.chunks_exact(item_in))
+    {
+        dst[..item_in].copy_from_slice(src);
+    }
+    plan.execute(&mut data).expect("execute");
+    data
+}
+
+/// Runs the transform one layer at a time: every layer its own pass and
+/// register group (budgets of one row, radix 2), the plainest schedule.
+pub fn run_one_layer_at_a_time<F: Field>(spec: &Transform<F>, input: &[F]) -> Vec<F> {
+    let budgets = Budgets {
+        register_values: Some(2),
+        ..Budgets::fixed(1, 1, 1)
+    };
+    run(&planner(budgets, 1), spec, input)
+}

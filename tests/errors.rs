@@ -1,0 +1,217 @@
+//! Bad input gets a typed error with a clear message, never a panic.
+
+mod common;
+
+use common::*;
+use nttfuse::*;
+
+fn plan_err<F: Field>(spec: Transform<F>) -> Error {
+    planner(roomy(), 1)
+        .plan(&spec)
+        .expect_err("planning should fail")
+}
+
+#[test]
+fn wrong_data_length_names_both_lengths() {
+    let plan = planner(roomy(), 1)
+        .plan(&Transform::<BabyBear>::dft(4).lanes(3))
+        .unwrap();
+    for len in [0, 47, 49, 96] {
+        let mut data = vec![BabyBear::ZERO; len];
+        let err = plan.execute(&mut data).unwrap_err();
+        assert_eq!(
+            err,
+            Error::LengthMismatch {
+                what: "data",
+                expected: 48,
+                got: len
+            }
+        );
+        assert!(
+            err.to_string().contains(&format!("{len} elements")) && err.to_string().contains("48")
+        );
+    }
+    let mut out = vec![BabyBear::ZERO; 48];
+    assert!(matches!(
+        plan.execute_from(&[BabyBear::ZERO; 47], &mut out),
+        Err(Error::LengthMismatch {
+            what: "input",
+            expected: 48,
+            got: 47
+        })
+    ));
+    assert!(matches!(
+        plan.execute_from(&[BabyBear::ZERO; 48], &mut out[..40]),
+        Err(Error::LengthMismatch {
+            what: "output",
+            expected: 48,
+            got: 40
+        })
+    ));
+}
+
+#[test]
+fn encode_message_length_is_checked() {
+    let plan = planner(roomy(), 1)
+        .plan(&Transform::<Gf2_64>::additive_encode(5, 2).lanes(2))
+        .unwrap();
+    assert_eq!(plan.input_len(), 16);
+    let mut out = vec![Gf2_64::ZERO; 64];
+    assert!(matches!(
+        plan.execute_from(&[Gf2_64::ZERO; 64], &mut out),
+        Err(Error::LengthMismatch {
+            what: "input",
+            expected: 16,
+            got: 64
+        })
+    ));
+}
+
+#[test]
+fn size_not_a_power_of_two() {
+    assert_eq!(
+        plan_err(Transform::<BabyBear>::dft_of_len(12)),
+        Error::NotPowerOfTwo { len: 12 }
+    );
+    assert_eq!(
+        plan_err(Transform::<BabyBear>::idft_of_len(0)),
+        Error::NotPowerOfTwo { len: 0 }
+    );
+    assert!(planner(roomy(), 1)
+        .plan(&Transform::<BabyBear>::dft_of_len(16))
+        .is_ok());
+}
+
+#[test]
+fn size_beyond_the_field() {
+    assert_eq!(
+        plan_err(Transform::<BabyBear>::dft(28)),
+        Error::SizeTooLarge {
+            field: "BabyBear",
+            log_n: 28,
+            max_log_n: 27
+        }
+    );
+    assert_eq!(
+        plan_err(Transform::<Gf2_64>::additive_ntt(64)),
+        Error::SizeTooLarge {
+            field: "Gf2_64",
+            log_n: 64,
+            max_log_n: 63
+        }
+    );
+    assert!(matches!(
+        plan_err(Transform::<MlKem>::dft(9)),
+        Error::SizeTooLarge { max_log_n: 8, .. }
+    ));
+    assert!(plan_err(Transform::<BabyBear>::dft(28))
+        .to_string()
+        .contains("beyond BabyBear's limit of 2^27"));
+}
+
+#[test]
+fn zero_lanes_or_batch() {
+    assert_eq!(
+        plan_err(Transform::<BabyBear>::dft(4).lanes(0)),
+        Error::ZeroLanes
+    );
+    assert_eq!(
+        plan_err(Transform::<MlKem>::negacyclic_forward().batch(0)),
+        Error::ZeroBatch
+    );
+}
+
+#[test]
+fn sizes_that_overflow_memory() {
+    assert!(matches!(
+        plan_err(Transform::<Gf2_64>::additive_ntt(60).lanes(1 << 10)),
+        Error::SizeOverflow { .. }
+    ));
+    assert!(matches!(
+        plan_err(Transform::<BabyBear>::dft(20).lanes(usize::MAX / 2)),
+        Error::SizeOverflow { .. }
+    ));
+}
+
+#[test]
+fn rate_leaving_no_layer() {
+    assert_eq!(
+        plan_err(Transform::<Gf2_64>::additive_encode(4, 4)),
+        Error::RateTooHigh {
+            log_inv_rate: 4,
+            log_n: 4
+        }
+    );
+    assert!(matches!(
+        plan_err(Transform::<Gf2_64>::additive_encode(4, 9)),
+        Error::RateTooHigh { .. }
+    ));
+    assert!(matches!(
+        plan_err(Transform::<Gf2_64>::additive_ntt(3).from_layer(3)),
+        Error::RateTooHigh { .. }
+    ));
+}
+
+#[test]
+fn order_on_a_fixed_order_transform() {
+    assert!(matches!(
+        plan_err(Transform::<MlKem>::negacyclic_forward().order(Order::BitReversed)),
+        Error::Unsupported { .. }
+    ));
+}
+
+#[test]
+fn forced_backend_the_cpu_or_field_lacks() {
+    for backend in [Backend::Avx512, Backend::Neon] {
+        let err = Planner::new()
+            .backend(backend)
+            .plan(&Transform::<BabyBear>::dft(4))
+            .unwrap_err();
+        assert!(matches!(err, Error::BackendUnavailable { .. }), "{err}");
+        assert!(err.to_string().contains(backend.name()));
+    }
+    assert!(Planner::new()
+        .backend(Backend::Scalar)
+        .plan(&Transform::<BabyBear>::dft(4))
+        .is_ok());
+}
+
+#[test]
+fn zero_threads() {
+    assert!(matches!(
+        Planner::new()
+            .threads(Threads::Count(0))
+            .plan(&Transform::<BabyBear>::dft(4)),
+        Err(Error::Threads { .. })
+    ));
+}
+
+#[test]
+fn hostile_parameters_never_panic() {
+    let result = std::panic::catch_unwind(|| {
+        // Valid huge sizes (2^27 BabyBear, 2^28 Gf2_64) are left out: they plan
+        // fine and their twiddle tables are as large as one column.
+        for lanes in [0usize, 1, 3, usize::MAX] {
+            for rate in [0u32, 1, 63, u32::MAX] {
+                for log_n in [0u32, 1, 64, 65, 200, u32::MAX] {
+                    let _ = planner(roomy(), 1)
+                        .plan(&Transform::<Gf2_64>::additive_encode(log_n, rate).lanes(lanes));
+                    let _ = planner(roomy(), 1).plan(
+                        &Transform::<Gf2_64>::additive_intt(log_n)
+                            .from_layer(rate)
+                            .lanes(lanes),
+                    );
+                }
+                for log_n in [0u32, 1, 28, 31, 64, 200, u32::MAX] {
+                    let _ = planner(roomy(), 1).plan(
+                        &Transform::<BabyBear>::dft(log_n)
+                            .lanes(lanes)
+                            .batch(rate as usize),
+                    );
+                    let _ = Transform::<BabyBear>::idft(log_n).lanes(lanes).input_len();
+                }
+            }
+        }
+    });
+    assert!(result.is_ok());
+}

@@ -1,0 +1,93 @@
+//! After its first run on a thread, `execute` allocates nothing: twiddles are
+//! computed at plan time and scratch is reused.
+
+mod common;
+
+use common::*;
+use nttfuse::*;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+struct Counting;
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: forwards to the system allocator and only counts calls.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        // SAFETY: same contract as ours.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as ours.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_in_steady_state<F: Field>(spec: Transform<F>, threads: usize) -> usize {
+    let plan = planner(tiny(), threads).plan(&spec).unwrap();
+    let mut data = Rng(1).vec::<F>(plan.len());
+    let input = Rng(2).vec::<F>(plan.input_len());
+    for _ in 0..3 {
+        plan.execute(&mut data).unwrap();
+        plan.execute_from(&input, &mut data).unwrap();
+    }
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    for _ in 0..5 {
+        plan.execute(&mut data).unwrap();
+        plan.execute_from(&input, &mut data).unwrap();
+    }
+    ALLOCATIONS.load(Ordering::SeqCst) - before
+}
+
+// One test function: the counter is global, and the harness runs test
+// functions concurrently.
+#[test]
+fn execution_never_allocates_after_warm_up() {
+    serial_execution_never_allocates_after_warm_up();
+    caller_scratch_execution_never_allocates();
+    parallel_execution_never_allocates_after_warm_up();
+}
+
+fn serial_execution_never_allocates_after_warm_up() {
+    // Gathered + deep passes, bit reversal, encode replication: all shapes.
+    assert_eq!(
+        allocations_in_steady_state(Transform::<BabyBear>::dft(12).lanes(3), 1),
+        0
+    );
+    assert_eq!(
+        allocations_in_steady_state(Transform::<BabyBear>::idft(12).lanes(3), 1),
+        0
+    );
+    assert_eq!(
+        allocations_in_steady_state(Transform::<Gf2_64>::additive_encode(12, 2).lanes(2), 1),
+        0
+    );
+    assert_eq!(
+        allocations_in_steady_state(Transform::<MlKem>::negacyclic_forward().batch(4), 1),
+        0
+    );
+}
+
+fn caller_scratch_execution_never_allocates() {
+    let plan = planner(tiny(), 1)
+        .plan(&Transform::<Gf2_64>::additive_ntt(12).lanes(2))
+        .unwrap();
+    let mut data = Rng(1).vec::<Gf2_64>(plan.len());
+    let mut scratch = vec![Gf2_64::ZERO; plan.scratch_len()];
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    for _ in 0..5 {
+        plan.execute_with_scratch(&mut data, &mut scratch).unwrap();
+    }
+    assert_eq!(ALLOCATIONS.load(Ordering::SeqCst) - before, 0);
+}
+
+fn parallel_execution_never_allocates_after_warm_up() {
+    let plan_shape = Transform::<BabyBear>::dft(14).lanes(4);
+    assert_eq!(allocations_in_steady_state(plan_shape, 2), 0);
+    let encode = Transform::<Gf2_64>::additive_encode(13, 1).lanes(4);
+    assert_eq!(allocations_in_steady_state(encode, 2), 0);
+}

@@ -1,0 +1,326 @@
+//! Plans as data: golden files, every shape the planner emits, thread counts.
+
+mod common;
+
+use common::*;
+use nttfuse::*;
+
+/// The budgets golden plans are made for: Zen 5's caches (48 KiB L1d,
+/// 1 MiB L2, 32 MiB L3 per CCD), pinned so files do not depend on the machine.
+fn zen5() -> Budgets {
+    Budgets::fixed(48 << 10, 1 << 20, 32 << 20)
+}
+
+/// Compares the plan's text with `plans/<name>.plan`; `UPDATE_PLANS=1`
+/// rewrites the file instead.
+fn golden<F: Field>(name: &str, spec: Transform<F>, budgets: Budgets) {
+    let plan = Planner::new()
+        .backend(Backend::Scalar)
+        .threads(Threads::All)
+        .budgets(budgets)
+        .plan(&spec)
+        .unwrap();
+    let text = format!("{plan}\n");
+    let path = format!("{}/plans/{name}.plan", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("UPDATE_PLANS").is_some() {
+        std::fs::write(&path, &text).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{path}: {e} (run UPDATE_PLANS=1 cargo test to create it)"));
+    assert_eq!(
+        text, expected,
+        "{path} differs from the planner's output (UPDATE_PLANS=1 rewrites it)"
+    );
+}
+
+#[test]
+fn golden_plans_match_the_planner() {
+    golden(
+        "mlkem_forward_scalar",
+        Transform::<MlKem>::negacyclic_forward(),
+        zen5(),
+    );
+    golden(
+        "mlkem_inverse_scalar",
+        Transform::<MlKem>::negacyclic_inverse(),
+        zen5(),
+    );
+    golden(
+        "babybear_dft_2e20x1",
+        Transform::<BabyBear>::dft(20),
+        zen5(),
+    );
+    golden(
+        "babybear_dft_2e16x256",
+        Transform::<BabyBear>::dft(16).lanes(256),
+        zen5(),
+    );
+    golden(
+        "babybear_dft_2e12x8_small_budgets",
+        Transform::<BabyBear>::dft(12).lanes(8),
+        tiny(),
+    );
+    golden(
+        "gf2_64_encode_2e20x8_rate1",
+        Transform::<Gf2_64>::additive_encode(20, 1).lanes(8),
+        zen5(),
+    );
+    golden(
+        "gf2_64_encode_2e20x56_rate1",
+        Transform::<Gf2_64>::additive_encode(20, 1).lanes(56),
+        zen5(),
+    );
+    golden(
+        "gf2_64_ntt_2e12x8_small_budgets",
+        Transform::<Gf2_64>::additive_ntt(12).lanes(8),
+        tiny(),
+    );
+}
+
+/// What a plan looks like, coarsely: pass kinds in order, and bit reversals.
+fn shape<F: Field>(plan: &Plan<F>) -> Vec<&'static str> {
+    plan.steps()
+        .iter()
+        .map(|s| match s {
+            Step::Pass(p) if p.kind == PassKind::Gathered => "gathered",
+            Step::Pass(_) => "deep",
+            Step::BitReverse => "bitrev",
+        })
+        .collect()
+}
+
+/// Plans `spec` with `budgets`, checks the shape, and checks the output
+/// against one-layer-at-a-time execution and the naive reference, in place
+/// and out of place.
+fn check_shape<F: Field>(spec: Transform<F>, budgets: Budgets, expected: &[&str]) {
+    let plan = planner(budgets, 1).plan(&spec).unwrap();
+    assert_eq!(shape(&plan), expected, "\n{plan}");
+    let input = Rng(7).vec::<F>(spec.input_len().unwrap());
+    let plain = run_one_layer_at_a_time(&spec, &input);
+    assert_eq!(run(&planner(budgets, 1), &spec, &input), plain, "\n{plan}");
+    assert_eq!(
+        run_in_place(&planner(budgets, 2), &spec, &input),
+        plain,
+        "\n{plan}"
+    );
+    assert_eq!(reference::evaluate(&spec, &input).unwrap(), plain);
+}
+
+#[test]
+fn one_deep_pass_when_the_transform_fits() {
+    check_shape(
+        Transform::<BabyBear>::dft(10).lanes(3),
+        roomy(),
+        &["deep", "bitrev"],
+    );
+    check_shape(Transform::<MlKem>::negacyclic_forward(), tiny(), &["deep"]);
+    check_shape(Transform::<Gf2_64>::additive_ntt(9), roomy(), &["deep"]);
+}
+
+#[test]
+fn gathered_then_deep_when_it_does_not_fit() {
+    // 2^10 rows × 5 lanes × 4 B = 20 KiB against a 2 KiB L2 budget.
+    check_shape(
+        Transform::<BabyBear>::dft(10)
+            .lanes(5)
+            .order(Order::BitReversed),
+        Budgets::fixed(1 << 10, 8 << 10, 1 << 20),
+        &["gathered", "deep"],
+    );
+    check_shape(
+        Transform::<Gf2_64>::additive_encode(10, 1).lanes(2),
+        Budgets::fixed(1 << 10, 8 << 10, 1 << 20),
+        &["gathered", "deep"],
+    );
+}
+
+#[test]
+fn inverse_runs_deep_first() {
+    check_shape(
+        Transform::<BabyBear>::idft(10).lanes(5),
+        Budgets::fixed(1 << 10, 8 << 10, 1 << 20),
+        &["bitrev", "deep", "gathered"],
+    );
+    check_shape(
+        Transform::<Gf2_64>::additive_intt(10).lanes(2),
+        Budgets::fixed(1 << 10, 8 << 10, 1 << 20),
+        &["deep", "gathered"],
+    );
+}
+
+#[test]
+fn several_gathered_passes_when_scratch_is_small() {
+    // Tiles of 1 KiB hold 2^2 runs of 256 B: two layers per gathered pass.
+    check_shape(
+        Transform::<Gf2_64>::additive_ntt(10).lanes(4),
+        Budgets::fixed(256, 2 << 10, 1 << 12),
+        &["gathered", "gathered", "gathered", "deep"],
+    );
+}
+
+#[test]
+fn gathered_only_when_no_block_fits() {
+    // A row of 64 lanes × 4 B = 256 B; a 2-row block is already over budget.
+    let budgets = Budgets::fixed(256, 256, 1 << 12);
+    check_shape(
+        Transform::<BabyBear>::dft(6)
+            .lanes(64)
+            .order(Order::BitReversed),
+        budgets,
+        &[
+            "gathered", "gathered", "gathered", "gathered", "gathered", "gathered",
+        ],
+    );
+    check_shape(
+        Transform::<MlKem>::negacyclic_inverse(),
+        Budgets::fixed(2, 2, 2),
+        &["gathered"; 7],
+    );
+}
+
+#[test]
+fn deep_tiles_hold_several_blocks_of_an_encode() {
+    let spec = Transform::<Gf2_64>::additive_encode(10, 3).lanes(3);
+    let plan = planner(roomy(), 1).plan(&spec).unwrap();
+    assert_eq!(plan.passes()[0].blocks_per_tile, 8, "\n{plan}");
+    check_shape(spec, roomy(), &["deep"]);
+    // Blocks split over tiles: the message block runs last in place.
+    let budgets = Budgets::fixed(1 << 10, 1 << 10, 1 << 20);
+    let spec = Transform::<Gf2_64>::additive_encode(8, 2);
+    let plan = planner(budgets, 1).plan(&spec).unwrap();
+    assert_eq!(plan.passes()[0].blocks_per_tile, 1, "\n{plan}");
+    check_shape(spec.clone().batch(3), budgets, &["deep"]);
+}
+
+#[test]
+fn register_groups_respect_the_register_budget() {
+    for (values, largest) in [(2, 2), (4, 4), (8, 8), (16, 16), (1024, 16)] {
+        let budgets = Budgets {
+            register_values: Some(values),
+            ..roomy()
+        };
+        let plan = planner(budgets, 1)
+            .plan(&Transform::<BabyBear>::dft(12))
+            .unwrap();
+        let radices: Vec<usize> = plan.groups().iter().map(|g| g.radix()).collect();
+        assert_eq!(radices.iter().max(), Some(&largest), "{radices:?}");
+        assert_eq!(radices.iter().product::<usize>(), 1 << 12);
+        check_shape(
+            Transform::<BabyBear>::idft(9).lanes(2),
+            budgets,
+            &["bitrev", "deep"],
+        );
+    }
+}
+
+#[test]
+fn one_and_two_threads_agree_bit_for_bit() {
+    let budgets = Budgets::fixed(4 << 10, 16 << 10, 1 << 20);
+    let cases: Vec<Box<dyn Fn(usize) -> Vec<u64>>> = vec![
+        Box::new(|t| {
+            canonical(run(
+                &planner(budgets, t),
+                &Transform::<BabyBear>::dft(14).lanes(4),
+                &Rng(1).vec(1 << 16),
+            ))
+        }),
+        Box::new(|t| {
+            canonical(run_in_place(
+                &planner(budgets, t),
+                &Transform::<BabyBear>::idft(13).lanes(5).batch(2),
+                &Rng(2).vec(5 << 14),
+            ))
+        }),
+        Box::new(|t| {
+            canonical(run_in_place(
+                &planner(budgets, t),
+                &Transform::<Gf2_64>::additive_encode(13, 1).lanes(8),
+                &Rng(3).vec(8 << 12),
+            ))
+        }),
+        Box::new(|t| {
+            canonical(run(
+                &planner(budgets, t),
+                &Transform::<MlKem>::negacyclic_forward().batch(300),
+                &Rng(4).vec(256 * 300),
+            ))
+        }),
+    ];
+    for case in cases {
+        let serial = case(1);
+        assert_eq!(case(2), serial);
+        assert_eq!(case(3), serial);
+    }
+    // Threads::All uses rayon's global pool.
+    let spec = Transform::<Gf2_64>::additive_ntt(14).lanes(4);
+    let input = Rng(5).vec::<Gf2_64>(4 << 14);
+    let all = Planner::new()
+        .threads(Threads::All)
+        .budgets(budgets)
+        .plan(&spec)
+        .unwrap();
+    let mut out = vec![Gf2_64::ZERO; all.len()];
+    all.execute_from(&input, &mut out).unwrap();
+    assert_eq!(out, run(&planner(budgets, 1), &spec, &input));
+}
+
+fn canonical<F: Field>(v: Vec<F>) -> Vec<u64> {
+    v.into_iter().map(|x| x.to_canonical_u64()).collect()
+}
+
+#[test]
+fn caller_scratch_gives_the_same_result() {
+    let spec = Transform::<BabyBear>::dft(11).lanes(3);
+    let plan = planner(tiny(), 2).plan(&spec).unwrap();
+    assert!(plan.scratch_len() > 0);
+    let input = Rng(9).vec::<BabyBear>(plan.len());
+    let mut a = input.clone();
+    plan.execute(&mut a).unwrap();
+    let mut b = input.clone();
+    let mut scratch = vec![BabyBear::ZERO; plan.scratch_len()];
+    plan.execute_with_scratch(&mut b, &mut scratch).unwrap();
+    assert_eq!(a, b);
+    let mut short = vec![BabyBear::ZERO; plan.scratch_len() - 1];
+    assert!(matches!(
+        plan.execute_with_scratch(&mut b, &mut short),
+        Err(Error::LengthMismatch {
+            what: "scratch",
+            ..
+        })
+    ));
+}
+
+#[test]
+fn a_plan_runs_concurrently_from_many_threads() {
+    let spec = Transform::<Gf2_64>::additive_encode(12, 1).lanes(4);
+    let plan = planner(tiny(), 2).plan(&spec).unwrap();
+    let input = Rng(11).vec::<Gf2_64>(spec.input_len().unwrap());
+    let expected = run(&planner(tiny(), 1), &spec, &input);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for _ in 0..3 {
+                    let mut out = vec![Gf2_64::ZERO; plan.len()];
+                    plan.execute_from(&input, &mut out).unwrap();
+                    assert_eq!(out, expected);
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn cost_counts_sweeps_scratch_and_twiddles() {
+    let plan = planner(zen5(), 1)
+        .plan(&Transform::<BabyBear>::dft(20))
+        .unwrap();
+    let cost = plan.cost();
+    assert_eq!(cost.sweeps, plan.steps().len());
+    assert_eq!(cost.data_bytes, 4 << 20);
+    assert!(cost.scratch_bytes <= zen5().l2);
+    // n − 1 twiddles of 4 bytes in all.
+    assert_eq!(cost.twiddle_bytes, ((1 << 20) - 1) * 4);
+    // Two passes of layers plus the bit reversal for natural order.
+    assert_eq!(shape(&plan), ["gathered", "deep", "bitrev"]);
+}

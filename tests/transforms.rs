@@ -1,0 +1,328 @@
+//! Every transform equals its naive definition; inverses undo forwards;
+//! transforms are linear; known answers from the standards and DESIGN.md.
+
+mod common;
+
+use common::*;
+use nttfuse::transform::mlkem::multiply_ntts;
+use nttfuse::*;
+use quickcheck::{Arbitrary, Gen, QuickCheck};
+
+/// A random transform shape: log n ≤ 10, lanes 1…9, batch 1…2, a seed.
+#[derive(Clone, Debug)]
+struct Shape {
+    log_n: u32,
+    lanes: usize,
+    batch: usize,
+    rate: u32,
+    bit_reversed: bool,
+    tiny_budgets: bool,
+    seed: u64,
+}
+
+impl Arbitrary for Shape {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let log_n = u32::arbitrary(g) % 11;
+        Shape {
+            log_n,
+            lanes: 1 + usize::arbitrary(g) % 9,
+            batch: 1 + usize::arbitrary(g) % 2,
+            rate: if log_n == 0 {
+                0
+            } else {
+                u32::arbitrary(g) % log_n
+            },
+            bit_reversed: bool::arbitrary(g),
+            tiny_budgets: bool::arbitrary(g),
+            seed: u64::arbitrary(g),
+        }
+    }
+}
+
+impl Shape {
+    fn planner(&self) -> Planner {
+        planner(if self.tiny_budgets { tiny() } else { roomy() }, 1)
+    }
+    fn order(&self) -> Order {
+        if self.bit_reversed {
+            Order::BitReversed
+        } else {
+            Order::Natural
+        }
+    }
+}
+
+fn equals_reference<F: Field>(shape: &Shape, spec: Transform<F>) -> bool {
+    let spec = spec.lanes(shape.lanes).batch(shape.batch);
+    let input = Rng(shape.seed).vec::<F>(spec.input_len().unwrap());
+    let expected = reference::evaluate(&spec, &input).unwrap();
+    let planner = shape.planner();
+    run(&planner, &spec, &input) == expected && run_in_place(&planner, &spec, &input) == expected
+}
+
+fn quickcheck(tests: u64, property: fn(Shape) -> bool) {
+    QuickCheck::new().tests(tests).quickcheck(property);
+}
+
+#[test]
+fn dft_equals_naive_evaluation() {
+    quickcheck(40, |s| {
+        equals_reference(&s, Transform::<BabyBear>::dft(s.log_n).order(s.order()))
+    });
+}
+
+#[test]
+fn idft_equals_naive_interpolation() {
+    quickcheck(40, |s| {
+        equals_reference(&s, Transform::<BabyBear>::idft(s.log_n).order(s.order()))
+    });
+}
+
+#[test]
+fn additive_ntt_equals_naive_evaluation() {
+    quickcheck(30, |s| {
+        equals_reference(&s, Transform::<Gf2_64>::additive_ntt(s.log_n))
+    });
+}
+
+#[test]
+fn additive_from_layer_equals_blockwise_evaluation() {
+    quickcheck(30, |s| {
+        equals_reference(
+            &s,
+            Transform::<Gf2_64>::additive_ntt(s.log_n).from_layer(s.rate),
+        )
+    });
+}
+
+#[test]
+fn additive_encode_equals_naive_evaluation() {
+    quickcheck(30, |s| {
+        equals_reference(&s, Transform::<Gf2_64>::additive_encode(s.log_n, s.rate))
+    });
+}
+
+#[test]
+fn additive_inverse_equals_naive_solve() {
+    // The reference inverse solves a linear system (O(n³)): sizes ≤ 2^7.
+    quickcheck(30, |mut s| {
+        s.log_n %= 8;
+        s.rate = if s.log_n == 0 { 0 } else { s.rate % s.log_n };
+        equals_reference(
+            &s,
+            Transform::<Gf2_64>::additive_intt(s.log_n).from_layer(s.rate),
+        )
+    });
+}
+
+#[test]
+fn coset_additive_ntt_equals_naive_evaluation() {
+    quickcheck(20, |s| {
+        let shift = Gf2_64::new(Rng(s.seed ^ 1).next());
+        equals_reference(&s, Transform::<Gf2_64>::additive_ntt(s.log_n).shift(shift))
+            && equals_reference(
+                &s,
+                Transform::<Gf2_64>::additive_encode(s.log_n, s.rate).shift(shift),
+            )
+    });
+}
+
+#[test]
+fn mlkem_ntt_equals_naive_evaluation() {
+    quickcheck(20, |s| {
+        equals_reference(&s, Transform::<MlKem>::negacyclic_forward())
+            && equals_reference(&s, Transform::<MlKem>::negacyclic_inverse())
+    });
+}
+
+fn round_trip<F: Field>(shape: &Shape, forward: Transform<F>, inverse: Transform<F>) -> bool {
+    let forward = forward.lanes(shape.lanes).batch(shape.batch);
+    let inverse = inverse.lanes(shape.lanes).batch(shape.batch);
+    let input = Rng(shape.seed).vec::<F>(forward.input_len().unwrap());
+    let planner = shape.planner();
+    let evals = run(&planner, &forward, &input);
+    run(&planner, &inverse, &evals) == input
+}
+
+#[test]
+fn inverse_undoes_forward() {
+    quickcheck(40, |s| {
+        round_trip(
+            &s,
+            Transform::<BabyBear>::dft(s.log_n).order(s.order()),
+            Transform::<BabyBear>::idft(s.log_n).order(s.order()),
+        ) && round_trip(
+            &s,
+            Transform::<Gf2_64>::additive_ntt(s.log_n).from_layer(s.rate),
+            Transform::<Gf2_64>::additive_intt(s.log_n).from_layer(s.rate),
+        ) && round_trip(
+            &s,
+            Transform::<MlKem>::negacyclic_forward(),
+            Transform::<MlKem>::negacyclic_inverse(),
+        )
+    });
+}
+
+fn linear<F: Field>(shape: &Shape, spec: Transform<F>) -> bool {
+    let spec = spec.lanes(shape.lanes);
+    let mut rng = Rng(shape.seed);
+    let (x, y) = (
+        rng.vec::<F>(spec.input_len().unwrap()),
+        rng.vec::<F>(spec.input_len().unwrap()),
+    );
+    let c = F::from_u64(rng.next());
+    let combined: Vec<F> = x.iter().zip(&y).map(|(&a, &b)| a * c + b).collect();
+    let planner = shape.planner();
+    let (tx, ty) = (run(&planner, &spec, &x), run(&planner, &spec, &y));
+    let expected: Vec<F> = tx.iter().zip(&ty).map(|(&a, &b)| a * c + b).collect();
+    run(&planner, &spec, &combined) == expected
+}
+
+#[test]
+fn transforms_are_linear() {
+    quickcheck(30, |s| {
+        linear(&s, Transform::<BabyBear>::dft(s.log_n))
+            && linear(&s, Transform::<BabyBear>::idft(s.log_n).order(s.order()))
+            && linear(&s, Transform::<Gf2_64>::additive_encode(s.log_n, s.rate))
+            && linear(&s, Transform::<MlKem>::negacyclic_forward())
+    });
+}
+
+#[test]
+fn dft_convolution_theorem() {
+    // DFT(a ⊛ b) = DFT(a) · DFT(b) for the cyclic convolution ⊛.
+    quickcheck(20, |s| {
+        let n = 1usize << s.log_n.min(8);
+        let mut rng = Rng(s.seed);
+        let (a, b) = (rng.vec::<BabyBear>(n), rng.vec::<BabyBear>(n));
+        let mut conv = vec![BabyBear::ZERO; n];
+        for i in 0..n {
+            for j in 0..n {
+                conv[(i + j) % n] += a[i] * b[j];
+            }
+        }
+        let planner = s.planner();
+        let spec = Transform::<BabyBear>::dft(n.ilog2());
+        let (fa, fb) = (run(&planner, &spec, &a), run(&planner, &spec, &b));
+        let product: Vec<BabyBear> = fa.iter().zip(&fb).map(|(&x, &y)| x * y).collect();
+        run(&planner, &spec, &conv) == product
+    });
+}
+
+#[test]
+fn mlkem_convolution_theorem() {
+    // NTT⁻¹(NTT(a) ∘ NTT(b)) is the product of a and b modulo X^256 + 1.
+    quickcheck(10, |s| {
+        let mut rng = Rng(s.seed);
+        let (a, b) = (rng.vec::<MlKem>(256), rng.vec::<MlKem>(256));
+        let mut schoolbook = vec![MlKem::new(0); 256];
+        for i in 0..256 {
+            for j in 0..256 {
+                let p = a[i] * b[j];
+                if i + j < 256 {
+                    schoolbook[i + j] += p;
+                } else {
+                    schoolbook[i + j - 256] -= p;
+                }
+            }
+        }
+        let planner = s.planner();
+        let fa = run(&planner, &Transform::negacyclic_forward(), &a);
+        let fb = run(&planner, &Transform::negacyclic_forward(), &b);
+        let product = multiply_ntts(&fa.try_into().unwrap(), &fb.try_into().unwrap());
+        run(&planner, &Transform::negacyclic_inverse(), &product) == schoolbook
+    });
+}
+
+fn hex(values: &[u64]) -> Vec<Gf2_64> {
+    values.iter().map(|&v| Gf2_64::new(v)).collect()
+}
+
+#[test]
+fn additive_known_answers() {
+    let planner = planner(roomy(), 1);
+    let input = hex(&[1, 2, 3, 4, 5, 6, 7, 8]);
+    assert_eq!(
+        run(&planner, &Transform::additive_ntt(3), &input),
+        hex(&[0x1, 0x3, 0xe, 0x8, 0xac, 0x80, 0xd8, 0xf8])
+    );
+    assert_eq!(
+        run(&planner, &Transform::additive_encode(3, 1), &input[..4]),
+        hex(&[0x1, 0x3, 0xe, 0x8, 0x63, 0x79, 0x4c, 0x52])
+    );
+}
+
+fn parse_list(text: &str, name: &str) -> Vec<MlKem> {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("{name} = ")))
+        .unwrap_or_else(|| panic!("{name} in test data"));
+    let body = line
+        .split_once('{')
+        .unwrap()
+        .1
+        .trim_end()
+        .trim_end_matches('}');
+    body.split(',')
+        .map(|v| MlKem::new(v.trim().parse::<i16>().unwrap()))
+        .collect()
+}
+
+#[test]
+fn mlkem_ntt_matches_cctv_known_answer() {
+    let text = include_str!("data/mlkem768_cctv_s0.txt");
+    let s0 = parse_list(text, "s[0]");
+    let expected = parse_list(text, "NTT(s[0])");
+    assert_eq!((s0.len(), expected.len()), (256, 256));
+    for budgets in [roomy(), tiny()] {
+        for threads in [1, 2] {
+            let planner = planner(budgets, threads);
+            assert_eq!(
+                run(&planner, &Transform::negacyclic_forward(), &s0),
+                expected
+            );
+            assert_eq!(
+                run(&planner, &Transform::negacyclic_inverse(), &expected),
+                s0
+            );
+        }
+    }
+    assert_eq!(reference::negacyclic(&s0, 7, MlKem::new(17)), expected);
+}
+
+#[test]
+fn babybear_dft_matches_plonky3_bit_for_bit() {
+    use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
+    use p3_field::{PrimeCharacteristicRing, PrimeField32};
+    use p3_matrix::dense::RowMajorMatrix;
+    use p3_matrix::Matrix;
+    let planner = planner(tiny(), 2);
+    for (log_n, lanes) in [(0u32, 1usize), (1, 3), (5, 1), (8, 7), (11, 4)] {
+        let mut rng = Rng(log_n as u64 * 31 + lanes as u64);
+        let values: Vec<u32> = (0..lanes << log_n)
+            .map(|_| (rng.next() % BabyBear::MODULUS) as u32)
+            .collect();
+        let ours = run(
+            &planner,
+            &Transform::<BabyBear>::dft(log_n).lanes(lanes),
+            &values.iter().map(|&v| BabyBear::new(v)).collect::<Vec<_>>(),
+        );
+        let matrix = RowMajorMatrix::new(
+            values
+                .iter()
+                .map(|&v| p3_baby_bear::BabyBear::from_u32(v))
+                .collect::<Vec<_>>(),
+            lanes,
+        );
+        let theirs = Radix2DitParallel::default()
+            .dft_batch(matrix)
+            .to_row_major_matrix();
+        let theirs: Vec<u64> = theirs
+            .values
+            .iter()
+            .map(|v| v.as_canonical_u32() as u64)
+            .collect();
+        let ours: Vec<u64> = ours.iter().map(|v| v.to_canonical_u64()).collect();
+        assert_eq!(ours, theirs, "2^{log_n} × {lanes}");
+    }
+}
