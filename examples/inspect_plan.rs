@@ -106,6 +106,6 @@ fn main() {
     }
 }
 
-fn show<F: Field>(planner: &Planner, spec: Transform<F>) -> Result<String, Error> {
+fn show<F: Kernels>(planner: &Planner, spec: Transform<F>) -> Result<String, Error> {
     planner.plan(&spec).map(|plan| plan.to_string())
 }

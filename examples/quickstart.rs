@@ -39,7 +39,7 @@ fn sweep_time(bytes: usize, runs: usize) -> Duration {
     median(runs, || sweep(&mut words))
 }
 
-fn report<F: Field>(plan: &Plan<F>, input: &[F], runs: usize) -> Result<(), Error> {
+fn report<F: Kernels>(plan: &Plan<F>, input: &[F], runs: usize) -> Result<(), Error> {
     println!("{plan}");
     let mut data = vec![F::zero(); plan.len()];
     plan.execute_from(input, &mut data)?; // warm-up: first touch, scratch

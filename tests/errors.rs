@@ -5,7 +5,7 @@ mod common;
 use common::*;
 use nttfuse::*;
 
-fn plan_err<F: Field>(spec: Transform<F>) -> Error {
+fn plan_err<F: Kernels>(spec: Transform<F>) -> Error {
     planner(roomy(), 1)
         .plan(&spec)
         .expect_err("planning should fail")

@@ -27,7 +27,7 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-fn allocations_in_steady_state<F: Field>(spec: Transform<F>, threads: usize) -> usize {
+fn allocations_in_steady_state<F: Kernels>(spec: Transform<F>, threads: usize) -> usize {
     let plan = planner(tiny(), threads).plan(&spec).unwrap();
     let mut data = Rng(1).vec::<F>(plan.len());
     let input = Rng(2).vec::<F>(plan.input_len());

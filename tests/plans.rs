@@ -13,7 +13,7 @@ fn zen5() -> Budgets {
 
 /// Compares the plan's text with `plans/<name>.plan`; `UPDATE_PLANS=1`
 /// rewrites the file instead.
-fn golden<F: Field>(name: &str, spec: Transform<F>, budgets: Budgets) {
+fn golden<F: Kernels>(name: &str, spec: Transform<F>, budgets: Budgets) {
     let plan = Planner::new()
         .backend(Backend::Scalar)
         .threads(Threads::All)
@@ -79,7 +79,7 @@ fn golden_plans_match_the_planner() {
 }
 
 /// What a plan looks like, coarsely: pass kinds in order, and bit reversals.
-fn shape<F: Field>(plan: &Plan<F>) -> Vec<&'static str> {
+fn shape<F: Kernels>(plan: &Plan<F>) -> Vec<&'static str> {
     plan.steps()
         .iter()
         .map(|s| match s {
@@ -93,7 +93,7 @@ fn shape<F: Field>(plan: &Plan<F>) -> Vec<&'static str> {
 /// Plans `spec` with `budgets`, checks the shape, and checks the output
 /// against one-layer-at-a-time execution and the naive reference, in place
 /// and out of place.
-fn check_shape<F: Field>(spec: Transform<F>, budgets: Budgets, expected: &[&str]) {
+fn check_shape<F: Kernels>(spec: Transform<F>, budgets: Budgets, expected: &[&str]) {
     let plan = planner(budgets, 1).plan(&spec).unwrap();
     assert_eq!(shape(&plan), expected, "\n{plan}");
     let input = Rng(7).vec::<F>(spec.input_len().unwrap());
@@ -265,7 +265,7 @@ fn one_and_two_threads_agree_bit_for_bit() {
     assert_eq!(out, run(&planner(budgets, 1), &spec, &input));
 }
 
-fn canonical<F: Field>(v: Vec<F>) -> Vec<u64> {
+fn canonical<F: Kernels>(v: Vec<F>) -> Vec<u64> {
     v.into_iter().map(|x| x.to_canonical_u64()).collect()
 }
 

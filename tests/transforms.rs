@@ -52,7 +52,7 @@ impl Shape {
     }
 }
 
-fn equals_reference<F: Field>(shape: &Shape, spec: Transform<F>) -> bool {
+fn equals_reference<F: Kernels>(shape: &Shape, spec: Transform<F>) -> bool {
     let spec = spec.lanes(shape.lanes).batch(shape.batch);
     let input = Rng(shape.seed).vec::<F>(spec.input_len().unwrap());
     let expected = reference::evaluate(&spec, &input).unwrap();
@@ -135,7 +135,52 @@ fn mlkem_ntt_equals_naive_evaluation() {
     });
 }
 
-fn round_trip<F: Field>(shape: &Shape, forward: Transform<F>, inverse: Transform<F>) -> bool {
+#[test]
+fn mldsa_ntt_equals_naive_evaluation() {
+    quickcheck(20, |s| {
+        equals_reference(&s, Transform::<MlDsa>::negacyclic_forward())
+            && equals_reference(&s, Transform::<MlDsa>::negacyclic_inverse())
+    });
+}
+
+#[test]
+fn mldsa_root_is_fips_204s() {
+    // ζ = 1753 is a primitive 512th root of unity, the 2^9-th root this
+    // field's two-adic generator picks.
+    let zeta = MlDsa::new(1753);
+    assert_eq!(zeta.pow(256), -MlDsa::ONE);
+    assert_eq!(MlDsa::two_adic_generator(9), Some(zeta));
+}
+
+fn negacyclic_schoolbook<F: Field>(a: &[F], b: &[F]) -> Vec<F> {
+    let mut c = vec![F::zero(); 256];
+    for i in 0..256 {
+        for j in 0..256 {
+            let p = a[i] * b[j];
+            if i + j < 256 {
+                c[i + j] += p;
+            } else {
+                c[i + j - 256] -= p;
+            }
+        }
+    }
+    c
+}
+
+#[test]
+fn mldsa_convolution_theorem() {
+    quickcheck(10, |s| {
+        let mut rng = Rng(s.seed);
+        let (a, b) = (rng.vec::<MlDsa>(256), rng.vec::<MlDsa>(256));
+        let planner = s.planner();
+        let fa = run(&planner, &Transform::<MlDsa>::negacyclic_forward(), &a);
+        let fb = run(&planner, &Transform::<MlDsa>::negacyclic_forward(), &b);
+        let product = nttfuse::transform::mldsa::pointwise(&fa.try_into().unwrap(), &fb.try_into().unwrap());
+        run(&planner, &Transform::<MlDsa>::negacyclic_inverse(), &product) == negacyclic_schoolbook(&a, &b)
+    });
+}
+
+fn round_trip<F: Kernels>(shape: &Shape, forward: Transform<F>, inverse: Transform<F>) -> bool {
     let forward = forward.lanes(shape.lanes).batch(shape.batch);
     let inverse = inverse.lanes(shape.lanes).batch(shape.batch);
     let input = Rng(shape.seed).vec::<F>(forward.input_len().unwrap());
@@ -159,11 +204,15 @@ fn inverse_undoes_forward() {
             &s,
             Transform::<MlKem>::negacyclic_forward(),
             Transform::<MlKem>::negacyclic_inverse(),
+        ) && round_trip(
+            &s,
+            Transform::<MlDsa>::negacyclic_forward(),
+            Transform::<MlDsa>::negacyclic_inverse(),
         )
     });
 }
 
-fn linear<F: Field>(shape: &Shape, spec: Transform<F>) -> bool {
+fn linear<F: Kernels>(shape: &Shape, spec: Transform<F>) -> bool {
     let spec = spec.lanes(shape.lanes);
     let mut rng = Rng(shape.seed);
     let (x, y) = (
@@ -215,22 +264,12 @@ fn mlkem_convolution_theorem() {
     quickcheck(10, |s| {
         let mut rng = Rng(s.seed);
         let (a, b) = (rng.vec::<MlKem>(256), rng.vec::<MlKem>(256));
-        let mut schoolbook = vec![MlKem::new(0); 256];
-        for i in 0..256 {
-            for j in 0..256 {
-                let p = a[i] * b[j];
-                if i + j < 256 {
-                    schoolbook[i + j] += p;
-                } else {
-                    schoolbook[i + j - 256] -= p;
-                }
-            }
-        }
+        let schoolbook = negacyclic_schoolbook(&a, &b);
         let planner = s.planner();
-        let fa = run(&planner, &Transform::negacyclic_forward(), &a);
-        let fb = run(&planner, &Transform::negacyclic_forward(), &b);
+        let fa = run(&planner, &Transform::<MlKem>::negacyclic_forward(), &a);
+        let fb = run(&planner, &Transform::<MlKem>::negacyclic_forward(), &b);
         let product = multiply_ntts(&fa.try_into().unwrap(), &fb.try_into().unwrap());
-        run(&planner, &Transform::negacyclic_inverse(), &product) == schoolbook
+        run(&planner, &Transform::<MlKem>::negacyclic_inverse(), &product) == schoolbook
     });
 }
 
@@ -278,11 +317,11 @@ fn mlkem_ntt_matches_cctv_known_answer() {
         for threads in [1, 2] {
             let planner = planner(budgets, threads);
             assert_eq!(
-                run(&planner, &Transform::negacyclic_forward(), &s0),
+                run(&planner, &Transform::<MlKem>::negacyclic_forward(), &s0),
                 expected
             );
             assert_eq!(
-                run(&planner, &Transform::negacyclic_inverse(), &expected),
+                run(&planner, &Transform::<MlKem>::negacyclic_inverse(), &expected),
                 s0
             );
         }

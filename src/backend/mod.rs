@@ -15,17 +15,21 @@
 //! gather/scatter of gathered passes ([`StridedTiles`]) and the bit-reversal
 //! permutation. It never sees a plan.
 //!
-//! Only the scalar kernels exist so far; [`Backend::check`] says so rather
-//! than running scalar code under another name.
+//! Each field's kernels are chosen through the [`Kernels`] trait; a backend
+//! without kernels for a field is refused by [`Backend::check`] rather than
+//! run as scalar code under another name.
 
+mod lattice;
 mod memory;
 mod scalar;
 
 pub use memory::{bit_reverse_rows, bit_reverse_rows_from, StridedTiles, TileRows};
 
 use crate::error::Error;
-use crate::field::Field;
+use crate::field::{BabyBear, Field, Gf2_64, MlDsa, MlKem};
 use crate::transform::ButterflyKind;
+
+pub use lattice::{lazy_bounds, LazyBounds};
 
 /// An instruction set the kernels can be written for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -78,20 +82,15 @@ impl Backend {
         }
     }
 
-    /// Whether kernels for field `F` exist in this backend.
-    pub fn has_kernels_for<F: Field>(self) -> bool {
-        matches!(self, Backend::Scalar)
-    }
-
     /// `Ok` if this backend can run transforms over `F` on this CPU.
-    pub fn check<F: Field>(self) -> Result<(), Error> {
+    pub fn check<F: Kernels>(self) -> Result<(), Error> {
         if !self.cpu_supports() {
             return Err(Error::BackendUnavailable {
                 backend: self.name(),
                 reason: "this CPU lacks its instructions".into(),
             });
         }
-        if !self.has_kernels_for::<F>() {
+        if !F::has_kernels(self) {
             return Err(Error::BackendUnavailable {
                 backend: self.name(),
                 reason: format!("it has no kernels for {} yet", F::NAME),
@@ -101,7 +100,7 @@ impl Backend {
     }
 
     /// The fastest backend that runs `F` on this CPU.
-    pub fn detect<F: Field>() -> Backend {
+    pub fn detect<F: Kernels>() -> Backend {
         [Backend::Avx512, Backend::Neon]
             .into_iter()
             .find(|b| b.check::<F>().is_ok())
@@ -123,7 +122,7 @@ impl Backend {
 /// One register group, as a kernel sees it.
 #[derive(Clone, Copy, Debug)]
 pub struct GroupKernel<'a, F: Field> {
-    /// Layers merged (radix 2^log_radix), 1 … 4.
+    /// Layers merged (radix 2^log_radix).
     pub log_radix: usize,
     /// log₂ of the rows of one super-block.
     pub log_rows: usize,
@@ -135,6 +134,63 @@ pub struct GroupKernel<'a, F: Field> {
     pub twiddles: &'a [F::Twiddle],
     /// Multiply every output of the group by this.
     pub scale: Option<F>,
+    /// Lazy fields: the bound (multiple of q) of the input words.
+    pub input_bound: u32,
+    /// Lazy fields: reduce the outputs to canonical form.
+    pub canonical_output: bool,
+}
+
+/// The kernels a field has, per backend. A new field gets the generic
+/// scalar kernels with an empty `impl Kernels for NewField {}`; fields with
+/// SIMD kernels or deferred reductions override the methods.
+pub trait Kernels: Field {
+    /// Whether `backend` has kernels for this field.
+    fn has_kernels(backend: Backend) -> bool {
+        backend == Backend::Scalar
+    }
+
+    /// Whether `backend` runs all the layers of a block of 2^log_rows rows ×
+    /// `lanes` as one group held in registers (e.g. a whole ML-KEM
+    /// polynomial in eight zmm registers).
+    fn whole_block_in_registers(backend: Backend, log_rows: usize, lanes: usize, layers: usize) -> bool {
+        let _ = (backend, log_rows, lanes, layers);
+        false
+    }
+
+    /// For fields computed lazily: the bounds of a group of `layers` layers
+    /// given its input bound (see [`lazy_bounds`]); `None` for fields whose
+    /// values stay canonical.
+    fn group_bounds(kind: ButterflyKind, layers: usize, input_bound: u32) -> Option<LazyBounds> {
+        let _ = (kind, layers, input_bound);
+        None
+    }
+
+    /// Runs `group` on every super-block of `buf` with `backend`'s kernels.
+    fn run_group(backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
+        let _ = backend;
+        scalar::run_group(buf, group);
+    }
+}
+
+impl Kernels for BabyBear {}
+impl Kernels for Gf2_64 {}
+
+impl Kernels for MlKem {
+    fn group_bounds(kind: ButterflyKind, layers: usize, input_bound: u32) -> Option<LazyBounds> {
+        Some(lazy_bounds::<MlKem>(kind, layers, input_bound))
+    }
+    fn run_group(_backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
+        lattice::run_group(buf, group);
+    }
+}
+
+impl Kernels for MlDsa {
+    fn group_bounds(kind: ButterflyKind, layers: usize, input_bound: u32) -> Option<LazyBounds> {
+        Some(lazy_bounds::<MlDsa>(kind, layers, input_bound))
+    }
+    fn run_group(_backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
+        lattice::run_group(buf, group);
+    }
 }
 
 impl Backend {
@@ -142,7 +198,7 @@ impl Backend {
     ///
     /// `buf.len()` must be a multiple of `width · 2^log_rows` and `twiddles`
     /// must hold `2^log_radix − 1` entries per super-block (checked).
-    pub fn run_group<F: Field>(self, buf: &mut [F], group: &GroupKernel<'_, F>) {
+    pub fn run_group<F: Kernels>(self, buf: &mut [F], group: &GroupKernel<'_, F>) {
         let sb_len = group.width << group.log_rows;
         assert!(
             sb_len > 0 && buf.len() % sb_len == 0,
@@ -152,8 +208,6 @@ impl Backend {
             group.twiddles.len() == (buf.len() / sb_len) * ((1 << group.log_radix) - 1),
             "one twiddle set per super-block"
         );
-        match self {
-            Backend::Scalar | Backend::Avx512 | Backend::Neon => scalar::run_group(buf, group),
-        }
+        F::run_group(self, buf, group);
     }
 }

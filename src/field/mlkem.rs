@@ -33,14 +33,21 @@ pub const fn fqmul(a: i16, b: i16) -> i16 {
     montgomery_reduce(a as i32 * b as i32)
 }
 
+/// Barrett reduction of any `i16` to the centred range `|r| ≤ q/2 + 1 < q`
+/// (v = round(2^26/q) = 20159, as mlkem-native).
+#[inline(always)]
+pub const fn barrett_reduce(a: i16) -> i16 {
+    const V: i32 = ((1i32 << 26) + Q as i32 / 2) / Q as i32;
+    let t = ((V * a as i32 + (1 << 25)) >> 26) as i16;
+    a.wrapping_sub(t.wrapping_mul(Q))
+}
+
 /// Maps `|a| < 2^15` to its canonical residue in `[0, q)` without branches
 /// (Barrett with v = round(2^26/q) = 20159, then one conditional subtraction
 /// done by masking).
 #[inline(always)]
 pub const fn reduce_canonical(a: i16) -> i16 {
-    const V: i32 = ((1i32 << 26) + Q as i32 / 2) / Q as i32;
-    let t = ((V * a as i32 + (1 << 25)) >> 26) as i16;
-    let r = a.wrapping_sub(t.wrapping_mul(Q)); // |r| ≤ q, in (−q, q]
+    let r = barrett_reduce(a);
                                                // Add q if negative, then subtract q if ≥ q: both by masks.
     let r = r + ((r >> 15) & Q);
     let s = r - Q;
@@ -148,5 +155,37 @@ impl TwoAdicField for MlKem {
     /// squares.
     fn two_adic_generator(bits: usize) -> Option<Self> {
         (bits <= Self::TWO_ADICITY).then(|| Self(17).pow(1 << (Self::TWO_ADICITY - bits)))
+    }
+}
+
+impl super::lattice::LatticeField for MlKem {
+    type Raw = i16;
+    const Q: u64 = Q as u64;
+    /// 9·q = 29961 < 2^15, and |a·w| < 9·q² < q·2^15 for Montgomery products.
+    const MAX_BOUND: u32 = 9;
+
+    #[inline(always)]
+    fn montgomery_mul(a: i16, w: i16) -> i16 {
+        fqmul(a, w)
+    }
+
+    #[inline(always)]
+    fn barrett_reduce(a: i16) -> i16 {
+        barrett_reduce(a)
+    }
+
+    #[inline(always)]
+    fn canonical(a: i16) -> i16 {
+        reduce_canonical(a)
+    }
+
+    fn from_raw_residue(a: i16) -> Self {
+        Self::new(a)
+    }
+
+    fn raw_slice(data: &mut [Self]) -> &mut [i16] {
+        // SAFETY: `MlKem` is `repr(transparent)` over `i16`, so the slice has
+        // the same layout; lattice kernels write back canonical values.
+        unsafe { core::slice::from_raw_parts_mut(data.as_mut_ptr().cast::<i16>(), data.len()) }
     }
 }

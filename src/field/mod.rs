@@ -15,6 +15,8 @@
 
 mod babybear;
 mod gf2_64;
+mod lattice;
+mod mldsa;
 mod mlkem;
 
 use core::fmt::Debug;
@@ -25,6 +27,8 @@ use typenum::Unsigned;
 
 pub use babybear::BabyBear;
 pub use gf2_64::{clmul, Gf2_64};
+pub(crate) use lattice::LatticeField;
+pub use mldsa::MlDsa;
 pub use mlkem::MlKem;
 
 /// A finite field element, stored as one fixed-size value.
@@ -154,7 +158,7 @@ macro_rules! impl_trivial_extension {
         }
     )*};
 }
-impl_trivial_extension!(MlKem, BabyBear, Gf2_64);
+impl_trivial_extension!(MlKem, MlDsa, BabyBear, Gf2_64);
 
 /// Implements the operator traits of a field from `add`, `sub`, `mul`, `neg`
 /// inherent `const fn`s, plus `Zero`/`One`.

@@ -28,6 +28,7 @@ macro_rules! arbitrary_elems {
 }
 arbitrary_elems!(MlKem, MlKem::from_u64);
 arbitrary_elems!(BabyBear, BabyBear::from_u64);
+arbitrary_elems!(MlDsa, MlDsa::from_u64);
 arbitrary_elems!(Gf2_64, Gf2_64::from_u64);
 
 fn axioms<F: Field>(Elems(a, b, c): Elems<F>) -> bool {
@@ -62,6 +63,11 @@ where
 #[test]
 fn mlkem_satisfies_field_axioms() {
     check_axioms::<MlKem>();
+}
+
+#[test]
+fn mldsa_satisfies_field_axioms() {
+    check_axioms::<MlDsa>();
 }
 
 #[test]
@@ -143,6 +149,9 @@ fn check_roots<F: TwoAdicField>() {
 fn roots_of_unity_have_exact_order() {
     check_roots::<MlKem>();
     check_roots::<BabyBear>();
+    check_roots::<MlDsa>();
+    let base = MlDsa::new(10).pow((mldsa::Q as u64 - 1) >> 13);
+    assert_eq!(MlDsa::two_adic_generator(13), Some(base.pow(181)));
     assert_eq!(MlKem::two_adic_generator(8), Some(MlKem::new(17)));
 }
 

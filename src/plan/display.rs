@@ -4,7 +4,7 @@
 //! the largest span. Sizes print in B / KiB / MiB.
 
 use super::{Pass, PassKind, Plan, Step, Threads};
-use crate::field::Field;
+use crate::backend::Kernels;
 use core::fmt;
 
 fn bytes(n: usize) -> String {
@@ -38,7 +38,7 @@ fn layers(r: &core::ops::Range<usize>) -> String {
     }
 }
 
-impl<F: Field> Plan<F> {
+impl<F: Kernels> Plan<F> {
     fn fmt_pass(&self, f: &mut fmt::Formatter<'_>, index: usize, pass: &Pass) -> fmt::Result {
         let tiles = format!(
             "{} of {}{}",
@@ -71,23 +71,32 @@ impl<F: Field> Plan<F> {
         }
         let scaled_layers = self.spec.layer_end() - self.spec.first_layer();
         for group in &pass.groups {
-            writeln!(
-                f,
-                "  group    {} radix-{} in registers{}",
-                layers(&group.layers),
-                group.radix(),
-                if group.scales {
-                    format!(", then × 2^-{scaled_layers}")
-                } else {
-                    String::new()
+            let mut line = format!("  group    {}", layers(&group.layers));
+            if group.whole_block {
+                line += " whole block in registers";
+            } else {
+                line += &format!(" radix-{} in registers", group.radix());
+            }
+            if let Some(b) = group.bounds {
+                let q = |k: u32| if k == 1 { "q".to_string() } else { format!("{k}q") };
+                line += &format!(", |a| < {} -> < {}", q(b.input), q(b.output));
+                if b.reductions > 0 {
+                    line += &format!(" ({} Barrett reduction{})", b.reductions, if b.reductions == 1 { "" } else { "s" });
                 }
-            )?;
+            }
+            if group.scales {
+                line += &format!(", then × 2^-{scaled_layers}");
+            }
+            if group.canonical_output && (group.bounds.is_some() || group.whole_block) {
+                line += ", canonical out";
+            }
+            writeln!(f, "{line}")?;
         }
         Ok(())
     }
 }
 
-impl<F: Field> fmt::Display for Plan<F> {
+impl<F: Kernels> fmt::Display for Plan<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "transform  {}", self.spec.describe())?;
         let threads = match self.threads {
@@ -130,7 +139,7 @@ impl<F: Field> fmt::Display for Plan<F> {
     }
 }
 
-impl<F: Field> fmt::Debug for Plan<F> {
+impl<F: Kernels> fmt::Debug for Plan<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Plan")
             .field("transform", &self.spec.describe())

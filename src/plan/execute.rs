@@ -10,14 +10,13 @@
 //! ```
 
 use super::{Pass, PassKind, Plan, Step};
-use crate::backend::{bit_reverse_rows, bit_reverse_rows_from, GroupKernel, StridedTiles};
+use crate::backend::{bit_reverse_rows, bit_reverse_rows_from, GroupKernel, Kernels, StridedTiles};
 use crate::error::Error;
-use crate::field::Field;
 use rayon::prelude::*;
 use std::sync::Mutex;
 
 /// Where tiles get scratch from.
-enum Scratch<'s, F: Field> {
+enum Scratch<'s, F: Kernels> {
     Pool,
     Caller(Mutex<&'s mut [F]>),
 }
@@ -32,7 +31,7 @@ enum Source<'a, F> {
     Buffer(&'a [F]),
 }
 
-impl<F: Field> Plan<F> {
+impl<F: Kernels> Plan<F> {
     /// Runs the transform in place on `data` (rows × lanes × batch elements,
     /// row-major, items one after another). For an encode, each item's message
     /// occupies its first 2^(log_n − rate) rows and is overwritten by the codeword.
@@ -286,6 +285,8 @@ impl<F: Field> Plan<F> {
         for (group, table) in pass.groups.iter().zip(&self.twiddles[step]) {
             let p = group.layers.start;
             let g = group.layers.len();
+            // A whole-block group runs all its layers on each block; its
+            // table holds the block's twiddles in the same heap order.
             let per_block = ((1usize << g) - 1) << (p - x);
             let first = block * per_block;
             self.backend.run_group(
@@ -297,6 +298,8 @@ impl<F: Field> Plan<F> {
                     kind: self.kind,
                     twiddles: &table[first..first + blocks * per_block],
                     scale: if group.scales { self.scale } else { None },
+                    input_bound: group.bounds.map_or(1, |b| b.input),
+                    canonical_output: group.canonical_output,
                 },
             );
         }

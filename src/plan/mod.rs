@@ -27,8 +27,7 @@ mod scratch;
 
 pub use planner::{Budgets, Planner, Threads};
 
-use crate::backend::Backend;
-use crate::field::Field;
+use crate::backend::{Backend, Kernels, LazyBounds};
 use crate::transform::{ButterflyKind, Transform};
 use core::ops::Range;
 use std::sync::Arc;
@@ -49,6 +48,14 @@ pub struct Group {
     pub layers: Range<usize>,
     /// Whether the group multiplies its outputs by the final scale (n⁻¹).
     pub scales: bool,
+    /// Whether the group holds a whole block in registers (all the pass's
+    /// layers in one kernel, e.g. an ML-KEM polynomial in eight zmm).
+    pub whole_block: bool,
+    /// Lazily reduced fields: the coefficient bounds the group takes and
+    /// returns, as multiples of q.
+    pub bounds: Option<LazyBounds>,
+    /// Lazily reduced fields: the group ends with canonical outputs.
+    pub canonical_output: bool,
 }
 
 impl Group {
@@ -116,7 +123,7 @@ pub struct Cost {
 /// assert_eq!(data[0], BabyBear::from_u64((0..16).sum()));
 /// # Ok::<(), nttfuse::Error>(())
 /// ```
-pub struct Plan<F: Field> {
+pub struct Plan<F: Kernels> {
     spec: Transform<F>,
     log_n: usize,
     lanes: usize,
@@ -136,7 +143,7 @@ pub struct Plan<F: Field> {
     cost: Cost,
 }
 
-impl<F: Field> Plan<F> {
+impl<F: Kernels> Plan<F> {
     /// The transform this plan computes.
     pub fn transform(&self) -> &Transform<F> {
         &self.spec

@@ -1,7 +1,7 @@
 //! The planner: groups a schedule's layers into passes and register groups.
 
 use super::{scratch::ScratchPool, Cost, Group, Pass, PassKind, Plan, Step};
-use crate::backend::Backend;
+use crate::backend::{Backend, Kernels};
 use crate::error::Error;
 use crate::field::Field;
 use crate::transform::{Schedule, Transform};
@@ -143,7 +143,7 @@ impl Planner {
 
     /// Plans `spec`: validates it, picks a backend, groups its layers,
     /// precomputes twiddles in kernel order.
-    pub fn plan<F: Field>(&self, spec: &Transform<F>) -> Result<Plan<F>, Error> {
+    pub fn plan<F: Kernels>(&self, spec: &Transform<F>) -> Result<Plan<F>, Error> {
         let schedule = spec.schedule()?;
         let backend = match self.backend {
             Some(b) => {
@@ -183,8 +183,12 @@ impl Planner {
             tile_budget: (self.budgets.l2 / 2).max(1),
             max_log_radix,
             descending: schedule.kind.descending_spans(),
+            registers_overridden: self.budgets.register_values.is_some(),
         };
-        let mut passes = shape.passes();
+        let whole_block = |log_rows: usize, layers: usize| {
+            F::whole_block_in_registers(backend, log_rows, schedule.lanes, layers)
+        };
+        let mut passes = shape.passes(&whole_block);
         if let Some(last) = passes.last_mut() {
             if schedule.scale.is_some() {
                 if let Some(g) = last.groups.last_mut() {
@@ -196,6 +200,18 @@ impl Planner {
             if let Some(first) = passes.first_mut() {
                 first.reads_source = true;
             }
+        }
+        // Deferred reductions: the bound travels through the groups in
+        // execution order; the last group returns canonical values.
+        let mut bound = 1;
+        let group_count = passes.iter().map(|p| p.groups.len()).sum::<usize>();
+        for (index, group) in passes.iter_mut().flat_map(|p| p.groups.iter_mut()).enumerate() {
+            group.canonical_output = index + 1 == group_count;
+            if group.whole_block {
+                continue;
+            }
+            group.bounds = F::group_bounds(schedule.kind, group.layers.len(), bound);
+            bound = group.bounds.map_or(1, |b| b.output);
         }
         let mut steps: Vec<Step> = Vec::new();
         if schedule.bit_reverse_before {
@@ -255,7 +271,13 @@ impl Planner {
             threads: self.threads,
             pool,
             budgets: self.budgets,
-            scratch: ScratchPool::new(scratch_bytes / elem.max(1)),
+            scratch: ScratchPool::new(
+                scratch_bytes / elem.max(1),
+                match self.threads {
+                    Threads::All => rayon::current_num_threads(),
+                    Threads::Count(n) => n,
+                },
+            ),
         })
     }
 }
@@ -270,11 +292,12 @@ struct Shape {
     tile_budget: usize,
     max_log_radix: usize,
     descending: bool,
+    registers_overridden: bool,
 }
 
 impl Shape {
     /// Cuts layers [first, end) into passes, in execution order.
-    fn passes(&self) -> Vec<Pass> {
+    fn passes(&self, whole_block: &dyn Fn(usize, usize) -> bool) -> Vec<Pass> {
         if self.first >= self.end {
             return Vec::new();
         }
@@ -287,7 +310,7 @@ impl Shape {
         }
         let mut passes = self.gathered_passes(deep_start);
         if deep_start < self.end {
-            passes.push(self.deep_pass(deep_start));
+            passes.push(self.deep_pass(deep_start, whole_block));
         }
         if !self.descending {
             passes.reverse();
@@ -343,8 +366,20 @@ impl Shape {
 
     /// The deep pass over [start, end): blocks of 2^(log_n − start) rows,
     /// several per tile while they fit the budget.
-    fn deep_pass(&self, start: usize) -> Pass {
+    fn deep_pass(&self, start: usize, whole_block: &dyn Fn(usize, usize) -> bool) -> Pass {
         let log_block_rows = self.log_n - start;
+        let layers = start..self.end;
+        let groups = if !self.registers_overridden && whole_block(log_block_rows, layers.len()) {
+            vec![Group {
+                layers: layers.clone(),
+                scales: false,
+                whole_block: true,
+                bounds: None,
+                canonical_output: false,
+            }]
+        } else {
+            self.groups(layers.clone())
+        };
         let block_bytes = self.row_bytes << log_block_rows;
         let blocks_per_item = 1usize << start;
         let fit = (self.tile_budget / block_bytes).max(1);
@@ -353,8 +388,8 @@ impl Shape {
         let tile_bytes = blocks_per_tile * block_bytes;
         Pass {
             kind: PassKind::Deep,
-            groups: self.groups(start..self.end),
-            layers: start..self.end,
+            groups,
+            layers,
             log_block_rows,
             chunk_rows: 1,
             blocks_per_tile,
@@ -376,6 +411,9 @@ impl Shape {
                 let g = Group {
                     layers: start..start + len,
                     scales: false,
+                    whole_block: false,
+                    bounds: None,
+                    canonical_output: false,
                 };
                 start += len;
                 g

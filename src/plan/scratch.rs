@@ -1,5 +1,7 @@
 //! Per-thread scratch that outlives executions: buffers are taken from a
-//! pool and returned, so after the first run on a thread nothing is allocated.
+//! pool and returned. The pool is filled at plan time with one buffer per
+//! thread, so executions allocate nothing (a caller running the plan from
+//! more threads at once than that grows the pool once).
 
 use std::sync::Mutex;
 
@@ -9,10 +11,11 @@ pub(super) struct ScratchPool<F> {
 }
 
 impl<F: Copy + Default> ScratchPool<F> {
-    pub(super) fn new(len: usize) -> Self {
+    pub(super) fn new(len: usize, threads: usize) -> Self {
+        let buffers = if len == 0 { 0 } else { threads };
         Self {
             len,
-            free: Mutex::new(Vec::new()),
+            free: Mutex::new((0..buffers).map(|_| vec![F::default(); len]).collect()),
         }
     }
 

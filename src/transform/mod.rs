@@ -24,12 +24,13 @@
 //! transform by its O(n²) definition.
 
 mod additive;
+pub mod mldsa;
 pub mod mlkem;
 mod multiplicative;
 pub mod reference;
 
 use crate::error::Error;
-use crate::field::{BinaryField, Field, MlKem, TwoAdicField};
+use crate::field::{BinaryField, Field, MlDsa, MlKem, TwoAdicField};
 
 pub use additive::Basis;
 
@@ -418,6 +419,29 @@ impl Transform<MlKem> {
         let mut t = Self::negacyclic_forward();
         t.direction = Direction::Inverse;
         t.scale_fn = multiplicative::inverse_scale::<MlKem>;
+        t
+    }
+}
+
+impl Transform<MlDsa> {
+    /// The ML-DSA NTT, FIPS 204 Algorithm 41: 256 coefficients, 8
+    /// Cooley–Tukey layers with twiddle ζ^BitRev8(k), ζ = 1753; output
+    /// `ŵ[i] = w(ζ^(2·BitRev8(i)+1))`.
+    pub fn negacyclic_forward() -> Self {
+        let mut t = Self::new(Family::Negacyclic, Direction::Forward, 8, 8);
+        t.layer_end = Some(8);
+        t.negacyclic_root = MlDsa::new(1753);
+        t.twiddles_fn = multiplicative::negacyclic_twiddles::<MlDsa>;
+        t.reference_fn = reference::negacyclic_column::<MlDsa>;
+        t
+    }
+
+    /// The inverse ML-DSA NTT, FIPS 204 Algorithm 42 (Gentleman–Sande layers,
+    /// then × 256⁻¹ = 8347681).
+    pub fn negacyclic_inverse() -> Self {
+        let mut t = Self::negacyclic_forward();
+        t.direction = Direction::Inverse;
+        t.scale_fn = multiplicative::inverse_scale::<MlDsa>;
         t
     }
 }

@@ -15,7 +15,7 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    pub fn vec<F: Field>(&mut self, len: usize) -> Vec<F> {
+    pub fn vec<F: Kernels>(&mut self, len: usize) -> Vec<F> {
         (0..len).map(|_| F::from_u64(self.next())).collect()
     }
 }
@@ -38,7 +38,7 @@ pub fn planner(budgets: Budgets, threads: usize) -> Planner {
 }
 
 /// Plans and runs `spec` out of place on `input`.
-pub fn run<F: Field>(planner: &Planner, spec: &Transform<F>, input: &[F]) -> Vec<F> {
+pub fn run<F: Kernels>(planner: &Planner, spec: &Transform<F>, input: &[F]) -> Vec<F> {
     let plan = planner.plan(spec).expect("plan");
     let mut out = vec![F::zero(); plan.len()];
     plan.execute_from(input, &mut out).expect("execute");
@@ -47,7 +47,7 @@ pub fn run<F: Field>(planner: &Planner, spec: &Transform<F>, input: &[F]) -> Vec
 
 /// Plans and runs `spec` in place (for an encode, the message goes at the
 /// front of each item).
-pub fn run_in_place<F: Field>(planner: &Planner, spec: &Transform<F>, input: &[F]) -> Vec<F> {
+pub fn run_in_place<F: Kernels>(planner: &Planner, spec: &Transform<F>, input: &[F]) -> Vec<F> {
     let plan = planner.plan(spec).expect("plan");
     let item_in = input.len() / spec.batch_count();
     let item_out = plan.len() / spec.batch_count();
@@ -64,7 +64,7 @@ pub fn run_in_place<F: Field>(planner: &Planner, spec: &Transform<F>, input: &[F
 
 /// Runs the transform one layer at a time: every layer its own pass and
 /// register group (budgets of one row, radix 2), the plainest schedule.
-pub fn run_one_layer_at_a_time<F: Field>(spec: &Transform<F>, input: &[F]) -> Vec<F> {
+pub fn run_one_layer_at_a_time<F: Kernels>(spec: &Transform<F>, input: &[F]) -> Vec<F> {
     let budgets = Budgets {
         register_values: Some(2),
         ..Budgets::fixed(1, 1, 1)

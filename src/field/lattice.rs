@@ -1,0 +1,51 @@
+//! Signed Montgomery words with deferred reduction: what lattice kernels
+//! compute on.
+//!
+//! A lattice field's element is canonical (`[0, q)`), but inside a kernel its
+//! coefficients live as raw signed words that may grow to a documented bound
+//! (a multiple of q) before they are reduced. Each operation states the bound
+//! it takes and the bound it returns; the planner tracks the bound through a
+//! plan's register groups (and the tests drive every group at its bound).
+//! Every operation is branch-free and index-free on values.
+
+use super::Field;
+use core::fmt::Debug;
+use core::ops::{Add, Neg, Sub};
+
+/// A field whose kernels compute on raw signed words lazily.
+pub trait LatticeField: Field<Twiddle = <Self as LatticeField>::Raw> {
+    /// The raw signed word (`i16` for ML-KEM, `i32` for ML-DSA).
+    type Raw: Copy
+        + Debug
+        + Default
+        + PartialOrd
+        + Send
+        + Sync
+        + 'static
+        + Add<Output = Self::Raw>
+        + Sub<Output = Self::Raw>
+        + Neg<Output = Self::Raw>;
+
+    /// The modulus q.
+    const Q: u64;
+
+    /// Raw words stay below `MAX_BOUND · q` in absolute value: the largest k
+    /// with k·q < 2^(bits − 1), so sums and Montgomery products never overflow.
+    const MAX_BOUND: u32;
+
+    /// `a · w · R⁻¹` for `|a| < MAX_BOUND · q` and a prepared twiddle `w`
+    /// (`|w| < q`); returns `|r| < q`.
+    fn montgomery_mul(a: Self::Raw, w: Self::Raw) -> Self::Raw;
+
+    /// Barrett reduction: any raw word to `|r| < q` (same residue).
+    fn barrett_reduce(a: Self::Raw) -> Self::Raw;
+
+    /// Any raw word to its canonical residue in `[0, q)`.
+    fn canonical(a: Self::Raw) -> Self::Raw;
+
+    /// The raw words of a slice of elements (same memory, `repr(transparent)`).
+    fn raw_slice(data: &mut [Self]) -> &mut [Self::Raw];
+
+    /// The element a raw word (any value) stands for.
+    fn from_raw_residue(a: Self::Raw) -> Self;
+}
