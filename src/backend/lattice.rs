@@ -65,6 +65,12 @@ pub fn lazy_bounds<F: LatticeField>(kind: ButterflyKind, layers: usize, input: u
 }
 
 pub(super) fn run_group<F: LatticeField>(buf: &mut [F], group: &GroupKernel<'_, F>) {
+    let superblocks = buf.len() / (group.width << group.log_rows);
+    assert_eq!(
+        group.twiddles.len(),
+        superblocks * ((1 << group.log_radix) - 1),
+        "one twiddle set per super-block"
+    );
     match group.log_radix {
         1 => by_chunk::<F, 2>(buf, group),
         2 => by_chunk::<F, 4>(buf, group),
@@ -168,7 +174,7 @@ mod tests {
     //! (the test profile keeps them), against canonical field arithmetic.
     use super::*;
     use crate::backend::scalar;
-    use crate::field::{Field, MlDsa, MlKem};
+    use crate::field::{MlDsa, MlKem};
 
     fn worst_case<F: LatticeField>(kind: ButterflyKind, layers: usize, input_bound: u32)
     where
@@ -202,6 +208,7 @@ mod tests {
                 scale: None,
                 input_bound,
                 canonical_output,
+                whole_block: false,
             };
             run_group(&mut lazy, &group(false));
             scalar::run_group(&mut canonical, &group(true));

@@ -19,7 +19,10 @@
 //! without kernels for a field is refused by [`Backend::check`] rather than
 //! run as scalar code under another name.
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 mod lattice;
+pub mod layout;
 mod memory;
 mod scalar;
 
@@ -138,6 +141,8 @@ pub struct GroupKernel<'a, F: Field> {
     pub input_bound: u32,
     /// Lazy fields: reduce the outputs to canonical form.
     pub canonical_output: bool,
+    /// The group holds whole blocks in registers (a whole-block kernel).
+    pub whole_block: bool,
 }
 
 /// The kernels a field has, per backend. A new field gets the generic
@@ -165,6 +170,21 @@ pub trait Kernels: Field {
         None
     }
 
+    /// Lays out a group's twiddles (given in heap order per super-block: the
+    /// first layer's block, then the second layer's two, …) in the order
+    /// `backend`'s kernel reads them. Every super-block's table must have
+    /// the same length. The default keeps heap order.
+    fn layout_twiddles(backend: Backend, whole_block: bool, heap: Vec<Self::Twiddle>, superblocks: usize) -> Vec<Self::Twiddle> {
+        let _ = (backend, whole_block, superblocks);
+        heap
+    }
+
+    /// The name of the kernel that runs a group, as plans print it.
+    fn kernel_name(backend: Backend, whole_block: bool) -> &'static str {
+        let _ = (backend, whole_block);
+        "portable"
+    }
+
     /// Runs `group` on every super-block of `buf` with `backend`'s kernels.
     fn run_group(backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
         let _ = backend;
@@ -176,15 +196,50 @@ impl Kernels for BabyBear {}
 impl Kernels for Gf2_64 {}
 
 impl Kernels for MlKem {
+    fn has_kernels(backend: Backend) -> bool {
+        matches!(backend, Backend::Scalar | Backend::Avx512)
+    }
+    fn whole_block_in_registers(backend: Backend, log_rows: usize, lanes: usize, layers: usize) -> bool {
+        backend == Backend::Avx512 && log_rows == 8 && lanes == 1 && layers == 7
+    }
     fn group_bounds(kind: ButterflyKind, layers: usize, input_bound: u32) -> Option<LazyBounds> {
         Some(lazy_bounds::<MlKem>(kind, layers, input_bound))
     }
-    fn run_group(_backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
-        lattice::run_group(buf, group);
+    fn layout_twiddles(backend: Backend, whole_block: bool, heap: Vec<i16>, superblocks: usize) -> Vec<i16> {
+        match (backend, whole_block) {
+            #[cfg(target_arch = "x86_64")]
+            (Backend::Avx512, true) => heap
+                .chunks_exact(heap.len() / superblocks)
+                .flat_map(avx512::mlkem::table)
+                .collect(),
+            _ => heap,
+        }
+    }
+    fn kernel_name(backend: Backend, whole_block: bool) -> &'static str {
+        match (backend, whole_block) {
+            (Backend::Avx512, true) => "avx512",
+            _ => "portable lazy",
+        }
+    }
+    fn run_group(backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
+        match (backend, group.whole_block) {
+            #[cfg(target_arch = "x86_64")]
+            (Backend::Avx512, true) => {
+                use crate::field::LatticeField;
+                let scale = group.scale.map(MlKem::value);
+                // SAFETY: plans use Backend::Avx512 only after `Backend::check`
+                // found AVX-512 F and BW on this CPU.
+                unsafe { avx512::mlkem::run(MlKem::raw_slice(buf), group.twiddles, group.kind, scale) }
+            }
+            _ => lattice::run_group(buf, group),
+        }
     }
 }
 
 impl Kernels for MlDsa {
+    fn kernel_name(_backend: Backend, _whole_block: bool) -> &'static str {
+        "portable lazy"
+    }
     fn group_bounds(kind: ButterflyKind, layers: usize, input_bound: u32) -> Option<LazyBounds> {
         Some(lazy_bounds::<MlDsa>(kind, layers, input_bound))
     }
@@ -203,10 +258,6 @@ impl Backend {
         assert!(
             sb_len > 0 && buf.len() % sb_len == 0,
             "buffer is whole super-blocks"
-        );
-        assert!(
-            group.twiddles.len() == (buf.len() / sb_len) * ((1 << group.log_radix) - 1),
-            "one twiddle set per super-block"
         );
         F::run_group(self, buf, group);
     }

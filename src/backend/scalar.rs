@@ -10,6 +10,12 @@ use crate::field::Field;
 use crate::transform::ButterflyKind;
 
 pub(super) fn run_group<F: Field>(buf: &mut [F], group: &GroupKernel<'_, F>) {
+    let superblocks = buf.len() / (group.width << group.log_rows);
+    assert_eq!(
+        group.twiddles.len(),
+        superblocks * ((1 << group.log_radix) - 1),
+        "one twiddle set per super-block"
+    );
     match group.log_radix {
         1 => run::<F, 2>(buf, group),
         2 => run::<F, 4>(buf, group),

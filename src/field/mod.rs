@@ -16,8 +16,8 @@
 mod babybear;
 mod gf2_64;
 mod lattice;
-mod mldsa;
-mod mlkem;
+pub(crate) mod mldsa;
+pub(crate) mod mlkem;
 
 use core::fmt::Debug;
 use core::hash::Hash;

@@ -77,6 +77,7 @@ impl<F: Kernels> Plan<F> {
             } else {
                 line += &format!(" radix-{} in registers", group.radix());
             }
+            line += &format!(" ({})", F::kernel_name(self.backend, group.whole_block));
             if let Some(b) = group.bounds {
                 let q = |k: u32| if k == 1 { "q".to_string() } else { format!("{k}q") };
                 line += &format!(", |a| < {} -> < {}", q(b.input), q(b.output));

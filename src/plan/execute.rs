@@ -285,9 +285,7 @@ impl<F: Kernels> Plan<F> {
         for (group, table) in pass.groups.iter().zip(&self.twiddles[step]) {
             let p = group.layers.start;
             let g = group.layers.len();
-            // A whole-block group runs all its layers on each block; its
-            // table holds the block's twiddles in the same heap order.
-            let per_block = ((1usize << g) - 1) << (p - x);
+            let per_block = table.per_superblock << (p - x);
             let first = block * per_block;
             self.backend.run_group(
                 buf,
@@ -296,10 +294,11 @@ impl<F: Kernels> Plan<F> {
                     log_rows: block_rows_log - (p - x),
                     width,
                     kind: self.kind,
-                    twiddles: &table[first..first + blocks * per_block],
+                    twiddles: &table.data[first..first + blocks * per_block],
                     scale: if group.scales { self.scale } else { None },
                     input_bound: group.bounds.map_or(1, |b| b.input),
                     canonical_output: group.canonical_output,
+                    whole_block: group.whole_block,
                 },
             );
         }

@@ -32,6 +32,14 @@ use crate::transform::{ButterflyKind, Transform};
 use core::ops::Range;
 use std::sync::Arc;
 
+/// A group's twiddles in the order its kernel reads them: one equal-sized
+/// table per super-block (block of the group's first layer).
+#[derive(Clone, Debug)]
+struct GroupTable<T> {
+    data: Vec<T>,
+    per_superblock: usize,
+}
+
 /// How a pass reaches its rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PassKind {
@@ -133,7 +141,7 @@ pub struct Plan<F: Kernels> {
     source_rows: usize,
     steps: Vec<Step>,
     /// `twiddles[step][group]`: each group's table in kernel order.
-    twiddles: Vec<Vec<Vec<F::Twiddle>>>,
+    twiddles: Vec<Vec<GroupTable<F::Twiddle>>>,
     scale: Option<F>,
     backend: Backend,
     threads: Threads,

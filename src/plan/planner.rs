@@ -221,13 +221,25 @@ impl Planner {
         if schedule.bit_reverse_after {
             steps.push(Step::BitReverse);
         }
-        let twiddles: Vec<Vec<Vec<F::Twiddle>>> = steps
+        let twiddles: Vec<Vec<super::GroupTable<F::Twiddle>>> = steps
             .iter()
             .map(|s| match s {
                 Step::Pass(p) => p
                     .groups
                     .iter()
-                    .map(|g| group_twiddles(&schedule, g))
+                    .map(|g| {
+                        let superblocks = 1usize << g.layers.start;
+                        let data = F::layout_twiddles(
+                            backend,
+                            g.whole_block,
+                            group_twiddles(&schedule, g),
+                            superblocks,
+                        );
+                        super::GroupTable {
+                            per_superblock: data.len() / superblocks,
+                            data,
+                        }
+                    })
                     .collect(),
                 Step::BitReverse => Vec::new(),
             })
@@ -235,7 +247,7 @@ impl Planner {
         let twiddle_bytes = twiddles
             .iter()
             .flatten()
-            .map(|t| t.len() * core::mem::size_of::<F::Twiddle>())
+            .map(|t| t.data.len() * core::mem::size_of::<F::Twiddle>())
             .sum();
         let scratch_bytes = steps
             .iter()
