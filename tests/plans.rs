@@ -21,7 +21,10 @@ fn golden<F: Kernels>(name: &str, spec: Transform<F>, budgets: Budgets) {
 /// CPU without it: the planner refuses a backend it cannot run).
 fn golden_on<F: Kernels>(backend: Backend, name: &str, spec: Transform<F>, budgets: Budgets) {
     if backend.check::<F>().is_err() {
-        eprintln!("golden plan {name} not checked: this CPU cannot run {}", backend.name());
+        eprintln!(
+            "golden plan {name} not checked: this CPU cannot run {}",
+            backend.name()
+        );
         return;
     }
     let plan = Planner::new()
@@ -85,6 +88,39 @@ fn golden_plans_match_the_planner() {
         "gf2_64_ntt_2e12x8_small_budgets",
         Transform::<Gf2_64>::additive_ntt(12).lanes(8),
         tiny(),
+    );
+    golden(
+        "mldsa_forward_scalar",
+        Transform::<MlDsa>::negacyclic_forward(),
+        zen5(),
+    );
+    golden(
+        "mldsa_inverse_scalar",
+        Transform::<MlDsa>::negacyclic_inverse(),
+        zen5(),
+    );
+}
+
+#[test]
+fn golden_lattice_plans_per_backend() {
+    let avx = Backend::Avx512;
+    golden_on(
+        avx,
+        "mlkem_forward_avx512",
+        Transform::<MlKem>::negacyclic_forward(),
+        zen5(),
+    );
+    golden_on(
+        avx,
+        "mlkem_inverse_avx512",
+        Transform::<MlKem>::negacyclic_inverse(),
+        zen5(),
+    );
+    golden_on(
+        avx,
+        "mlkem_forward_avx512_batch4",
+        Transform::<MlKem>::negacyclic_forward().batch(4),
+        zen5(),
     );
 }
 

@@ -175,8 +175,13 @@ fn mldsa_convolution_theorem() {
         let planner = s.planner();
         let fa = run(&planner, &Transform::<MlDsa>::negacyclic_forward(), &a);
         let fb = run(&planner, &Transform::<MlDsa>::negacyclic_forward(), &b);
-        let product = nttfuse::transform::mldsa::pointwise(&fa.try_into().unwrap(), &fb.try_into().unwrap());
-        run(&planner, &Transform::<MlDsa>::negacyclic_inverse(), &product) == negacyclic_schoolbook(&a, &b)
+        let product =
+            nttfuse::transform::mldsa::pointwise(&fa.try_into().unwrap(), &fb.try_into().unwrap());
+        run(
+            &planner,
+            &Transform::<MlDsa>::negacyclic_inverse(),
+            &product,
+        ) == negacyclic_schoolbook(&a, &b)
     });
 }
 
@@ -269,7 +274,11 @@ fn mlkem_convolution_theorem() {
         let fa = run(&planner, &Transform::<MlKem>::negacyclic_forward(), &a);
         let fb = run(&planner, &Transform::<MlKem>::negacyclic_forward(), &b);
         let product = multiply_ntts(&fa.try_into().unwrap(), &fb.try_into().unwrap());
-        run(&planner, &Transform::<MlKem>::negacyclic_inverse(), &product) == schoolbook
+        run(
+            &planner,
+            &Transform::<MlKem>::negacyclic_inverse(),
+            &product,
+        ) == schoolbook
     });
 }
 
@@ -321,7 +330,11 @@ fn mlkem_ntt_matches_cctv_known_answer() {
                 expected
             );
             assert_eq!(
-                run(&planner, &Transform::<MlKem>::negacyclic_inverse(), &expected),
+                run(
+                    &planner,
+                    &Transform::<MlKem>::negacyclic_inverse(),
+                    &expected
+                ),
                 s0
             );
         }

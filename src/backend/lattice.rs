@@ -104,7 +104,13 @@ fn run<F: LatticeField, const R: usize, const C: usize>(buf: &mut [F], group: &G
         .chunks_exact_mut(block_len)
         .zip(group.twiddles.chunks_exact(R - 1))
     {
-        let twiddles: &[F::Raw; R] = &core::array::from_fn(|k| if k + 1 < R { twiddles[k] } else { F::Raw::default() });
+        let twiddles: &[F::Raw; R] = &core::array::from_fn(|k| {
+            if k + 1 < R {
+                twiddles[k]
+            } else {
+                F::Raw::default()
+            }
+        });
         for start in (0..run_len).step_by(C) {
             let mut x = [[F::Raw::default(); C]; R];
             for (j, row) in x.iter_mut().enumerate() {
@@ -143,7 +149,9 @@ fn butterflies<F: LatticeField, const R: usize, const C: usize>(
         let i = if forward { step } else { g - 1 - step };
         let (reduce, next) = layer_step(kind, bound, F::MAX_BOUND);
         if reduce {
-            x.iter_mut().flatten().for_each(|v| *v = F::barrett_reduce(*v));
+            x.iter_mut()
+                .flatten()
+                .for_each(|v| *v = F::barrett_reduce(*v));
         }
         bound = next;
         let half = R >> (i + 1);
@@ -190,7 +198,9 @@ mod tests {
             |j, m| if j % 3 == 0 { -m } else { m },
         ];
         for pattern in patterns {
-            let raw: Vec<F::Raw> = (0..rows).map(|j| F::Raw::try_from(pattern(j, max)).unwrap()).collect();
+            let raw: Vec<F::Raw> = (0..rows)
+                .map(|j| F::Raw::try_from(pattern(j, max)).unwrap())
+                .collect();
             // Twiddles at the extremes of their range too.
             let twiddles: Vec<F> = (0..rows - 1)
                 .map(|k| F::from_u64(if k % 2 == 0 { F::Q - 1 } else { (F::Q - 1) / 2 }))

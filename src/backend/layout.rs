@@ -102,7 +102,11 @@ pub fn whole_polynomial_table<T: Copy + Default>(
 ) -> Vec<T> {
     let outer = regs.trailing_zeros() as usize; // layers between registers
     let layers = outer + 4;
-    assert_eq!(heap.len(), (1 << layers) - 1, "heap table of the group's layers");
+    assert_eq!(
+        heap.len(),
+        (1 << layers) - 1,
+        "heap table of the group's layers"
+    );
     let coeffs = regs * lanes;
     let mut table = Vec::new();
     for &w in &heap[..(1 << outer) - 1] {

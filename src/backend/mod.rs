@@ -157,7 +157,12 @@ pub trait Kernels: Field {
     /// Whether `backend` runs all the layers of a block of 2^log_rows rows ×
     /// `lanes` as one group held in registers (e.g. a whole ML-KEM
     /// polynomial in eight zmm registers).
-    fn whole_block_in_registers(backend: Backend, log_rows: usize, lanes: usize, layers: usize) -> bool {
+    fn whole_block_in_registers(
+        backend: Backend,
+        log_rows: usize,
+        lanes: usize,
+        layers: usize,
+    ) -> bool {
         let _ = (backend, log_rows, lanes, layers);
         false
     }
@@ -174,7 +179,12 @@ pub trait Kernels: Field {
     /// first layer's block, then the second layer's two, …) in the order
     /// `backend`'s kernel reads them. Every super-block's table must have
     /// the same length. The default keeps heap order.
-    fn layout_twiddles(backend: Backend, whole_block: bool, heap: Vec<Self::Twiddle>, superblocks: usize) -> Vec<Self::Twiddle> {
+    fn layout_twiddles(
+        backend: Backend,
+        whole_block: bool,
+        heap: Vec<Self::Twiddle>,
+        superblocks: usize,
+    ) -> Vec<Self::Twiddle> {
         let _ = (backend, whole_block, superblocks);
         heap
     }
@@ -199,13 +209,23 @@ impl Kernels for MlKem {
     fn has_kernels(backend: Backend) -> bool {
         matches!(backend, Backend::Scalar | Backend::Avx512)
     }
-    fn whole_block_in_registers(backend: Backend, log_rows: usize, lanes: usize, layers: usize) -> bool {
+    fn whole_block_in_registers(
+        backend: Backend,
+        log_rows: usize,
+        lanes: usize,
+        layers: usize,
+    ) -> bool {
         backend == Backend::Avx512 && log_rows == 8 && lanes == 1 && layers == 7
     }
     fn group_bounds(kind: ButterflyKind, layers: usize, input_bound: u32) -> Option<LazyBounds> {
         Some(lazy_bounds::<MlKem>(kind, layers, input_bound))
     }
-    fn layout_twiddles(backend: Backend, whole_block: bool, heap: Vec<i16>, superblocks: usize) -> Vec<i16> {
+    fn layout_twiddles(
+        backend: Backend,
+        whole_block: bool,
+        heap: Vec<i16>,
+        superblocks: usize,
+    ) -> Vec<i16> {
         match (backend, whole_block) {
             #[cfg(target_arch = "x86_64")]
             (Backend::Avx512, true) => heap
@@ -229,7 +249,9 @@ impl Kernels for MlKem {
                 let scale = group.scale.map(MlKem::value);
                 // SAFETY: plans use Backend::Avx512 only after `Backend::check`
                 // found AVX-512 F and BW on this CPU.
-                unsafe { avx512::mlkem::run(MlKem::raw_slice(buf), group.twiddles, group.kind, scale) }
+                unsafe {
+                    avx512::mlkem::run(MlKem::raw_slice(buf), group.twiddles, group.kind, scale)
+                }
             }
             _ => lattice::run_group(buf, group),
         }

@@ -156,8 +156,7 @@ impl TwoAdicField for MlDsa {
     /// 111508 = (10^((q−1)/2^13))^181, the smallest odd power of that root
     /// whose 2^4-th power is 1753 (the test suite checks both facts).
     fn two_adic_generator(bits: usize) -> Option<Self> {
-        (bits <= Self::TWO_ADICITY)
-            .then(|| Self(111_508).pow(1 << (Self::TWO_ADICITY - bits)))
+        (bits <= Self::TWO_ADICITY).then(|| Self(111_508).pow(1 << (Self::TWO_ADICITY - bits)))
     }
 }
 

@@ -48,7 +48,7 @@ pub const fn barrett_reduce(a: i16) -> i16 {
 #[inline(always)]
 pub const fn reduce_canonical(a: i16) -> i16 {
     let r = barrett_reduce(a);
-                                               // Add q if negative, then subtract q if ≥ q: both by masks.
+    // Add q if negative, then subtract q if ≥ q: both by masks.
     let r = r + ((r >> 15) & Q);
     let s = r - Q;
     s + ((s >> 15) & Q)

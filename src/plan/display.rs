@@ -79,10 +79,20 @@ impl<F: Kernels> Plan<F> {
             }
             line += &format!(" ({})", F::kernel_name(self.backend, group.whole_block));
             if let Some(b) = group.bounds {
-                let q = |k: u32| if k == 1 { "q".to_string() } else { format!("{k}q") };
+                let q = |k: u32| {
+                    if k == 1 {
+                        "q".to_string()
+                    } else {
+                        format!("{k}q")
+                    }
+                };
                 line += &format!(", |a| < {} -> < {}", q(b.input), q(b.output));
                 if b.reductions > 0 {
-                    line += &format!(" ({} Barrett reduction{})", b.reductions, if b.reductions == 1 { "" } else { "s" });
+                    line += &format!(
+                        " ({} Barrett reduction{})",
+                        b.reductions,
+                        if b.reductions == 1 { "" } else { "s" }
+                    );
                 }
             }
             if group.scales {

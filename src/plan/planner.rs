@@ -205,7 +205,11 @@ impl Planner {
         // execution order; the last group returns canonical values.
         let mut bound = 1;
         let group_count = passes.iter().map(|p| p.groups.len()).sum::<usize>();
-        for (index, group) in passes.iter_mut().flat_map(|p| p.groups.iter_mut()).enumerate() {
+        for (index, group) in passes
+            .iter_mut()
+            .flat_map(|p| p.groups.iter_mut())
+            .enumerate()
+        {
             group.canonical_output = index + 1 == group_count;
             if group.whole_block {
                 continue;

@@ -14,7 +14,7 @@
 
 use super::{stage1, stage2, stage3, stage4};
 use crate::backend::layout::whole_polynomial_table;
-use crate::field::mlkem::{fqmul, QINV, Q, R2};
+use crate::field::mlkem::{fqmul, Q, QINV, R2};
 use crate::transform::ButterflyKind;
 use core::arch::x86_64::*;
 
@@ -40,8 +40,16 @@ pub(crate) fn table(heap: &[i16]) -> Vec<i16> {
 /// # Safety
 /// The CPU must support AVX-512 F and BW.
 #[target_feature(enable = "avx512f,avx512bw")]
-pub(crate) unsafe fn run(polys: &mut [i16], table: &[i16], kind: ButterflyKind, scale: Option<i16>) {
-    assert!(table.len() == TABLE_LEN && polys.len() % 256 == 0, "one table, whole polynomials");
+pub(crate) unsafe fn run(
+    polys: &mut [i16],
+    table: &[i16],
+    kind: ButterflyKind,
+    scale: Option<i16>,
+) {
+    assert!(
+        table.len() == TABLE_LEN && polys.len() % 256 == 0,
+        "one table, whole polynomials"
+    );
     for poly in polys.chunks_exact_mut(256) {
         match kind {
             ButterflyKind::CooleyTukey => forward(poly, table),
@@ -71,7 +79,10 @@ fn store(s: &mut [i16], v: __m512i) {
 #[target_feature(enable = "avx512f,avx512bw")]
 fn montmul(b: __m512i, w: __m512i, wq: __m512i) -> __m512i {
     let q = _mm512_set1_epi16(Q);
-    _mm512_sub_epi16(_mm512_mulhi_epi16(b, w), _mm512_mulhi_epi16(_mm512_mullo_epi16(b, wq), q))
+    _mm512_sub_epi16(
+        _mm512_mulhi_epi16(b, w),
+        _mm512_mulhi_epi16(_mm512_mullo_epi16(b, wq), q),
+    )
 }
 
 /// Barrett reduction to |r| ≤ (q − 1)/2, as the scalar `barrett_reduce`.
@@ -79,7 +90,10 @@ fn montmul(b: __m512i, w: __m512i, wq: __m512i) -> __m512i {
 #[target_feature(enable = "avx512f,avx512bw")]
 fn barrett(a: __m512i) -> __m512i {
     let v = _mm512_set1_epi16(20159);
-    let t = _mm512_srai_epi16::<10>(_mm512_add_epi16(_mm512_mulhi_epi16(a, v), _mm512_set1_epi16(512)));
+    let t = _mm512_srai_epi16::<10>(_mm512_add_epi16(
+        _mm512_mulhi_epi16(a, v),
+        _mm512_set1_epi16(512),
+    ));
     _mm512_sub_epi16(a, _mm512_mullo_epi16(t, _mm512_set1_epi16(Q)))
 }
 
@@ -101,14 +115,20 @@ fn ct(a: __m512i, b: __m512i, w: __m512i, wq: __m512i) -> (__m512i, __m512i) {
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn gs(a: __m512i, b: __m512i, w: __m512i, wq: __m512i) -> (__m512i, __m512i) {
-    (_mm512_add_epi16(a, b), montmul(_mm512_sub_epi16(a, b), w, wq))
+    (
+        _mm512_add_epi16(a, b),
+        montmul(_mm512_sub_epi16(a, b), w, wq),
+    )
 }
 
 /// Broadcast twiddle pair i of the inter-register layers.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn scalar_twiddle(table: &[i16], i: usize) -> (__m512i, __m512i) {
-    (_mm512_set1_epi16(table[2 * i]), _mm512_set1_epi16(table[2 * i + 1]))
+    (
+        _mm512_set1_epi16(table[2 * i]),
+        _mm512_set1_epi16(table[2 * i + 1]),
+    )
 }
 
 /// Lane twiddles of register pair `pair` at in-register layer `s` (0…3).
@@ -176,7 +196,10 @@ fn forward_pair(a: __m512i, b: __m512i, table: &[i16], pair: usize) -> (__m512i,
     let (x, y) = (canonical(x), canonical(y));
     let to_a = load(&table[PERMUTES..]);
     let to_b = load(&table[PERMUTES + LANES..]);
-    (_mm512_permutex2var_epi16(x, to_a, y), _mm512_permutex2var_epi16(x, to_b, y))
+    (
+        _mm512_permutex2var_epi16(x, to_a, y),
+        _mm512_permutex2var_epi16(x, to_b, y),
+    )
 }
 
 /// From natural order to the layout of layer 7, then layers 7, 6, 5
@@ -186,7 +209,10 @@ fn forward_pair(a: __m512i, b: __m512i, table: &[i16], pair: usize) -> (__m512i,
 fn inverse_pair(a: __m512i, b: __m512i, table: &[i16], pair: usize) -> (__m512i, __m512i) {
     let to_x = load(&table[PERMUTES + 2 * LANES..]);
     let to_y = load(&table[PERMUTES + 3 * LANES..]);
-    let (x, y) = (_mm512_permutex2var_epi16(a, to_x, b), _mm512_permutex2var_epi16(a, to_y, b));
+    let (x, y) = (
+        _mm512_permutex2var_epi16(a, to_x, b),
+        _mm512_permutex2var_epi16(a, to_y, b),
+    );
     let (w, wq) = lane_twiddle(table, pair, 3);
     let (x, y) = gs(x, y, w, wq);
     let (x, y) = stage4(x, y);
@@ -213,8 +239,14 @@ fn inverse(poly: &mut [i16], table: &[i16], scale: i16) {
     outer_layers!(gs, table, r, [(0, 2, 1), (1, 3, 1), (4, 6, 2), (5, 7, 2)]);
     outer_layers!(gs, table, r, [(0, 4, 0), (1, 5, 0), (2, 6, 0), (3, 7, 0)]);
     let f = fqmul(scale, R2); // scale in Montgomery form: montmul(x, f) = x·scale
-    let (f, fq) = (_mm512_set1_epi16(f), _mm512_set1_epi16(f.wrapping_mul(QINV)));
-    for (i, v) in [r.0, r.1, r.2, r.3, r.4, r.5, r.6, r.7].into_iter().enumerate() {
+    let (f, fq) = (
+        _mm512_set1_epi16(f),
+        _mm512_set1_epi16(f.wrapping_mul(QINV)),
+    );
+    for (i, v) in [r.0, r.1, r.2, r.3, r.4, r.5, r.6, r.7]
+        .into_iter()
+        .enumerate()
+    {
         store(&mut poly[i * LANES..], canonical(montmul(v, f, fq)));
     }
 }

@@ -76,7 +76,11 @@ mod tests {
             // SAFETY: AVX-512 F was detected above.
             let (x, y) = unsafe { f(from(&a), from(&b)) };
             let (ex, ey) = stage(s + 1, &a, &b);
-            let got: Vec<usize> = lanes(x).iter().chain(&lanes(y)).map(|&v| v as usize).collect();
+            let got: Vec<usize> = lanes(x)
+                .iter()
+                .chain(&lanes(y))
+                .map(|&v| v as usize)
+                .collect();
             let want: Vec<usize> = ex.iter().chain(&ey).copied().collect();
             assert_eq!(got, want, "stage {}", s + 1);
         }
