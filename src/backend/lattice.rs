@@ -66,10 +66,11 @@ pub fn lazy_bounds<F: LatticeField>(kind: ButterflyKind, layers: usize, input: u
 
 pub(super) fn run_group<F: LatticeField>(buf: &mut [F], group: &GroupKernel<'_, F>) {
     let superblocks = buf.len() / (group.width << group.log_rows);
-    assert_eq!(
-        group.twiddles.len(),
-        superblocks * ((1 << group.log_radix) - 1),
-        "one twiddle set per super-block"
+    let per_set = (1 << group.log_radix) - 1;
+    let sets = group.twiddles.len() / per_set;
+    assert!(
+        sets > 0 && superblocks % sets == 0 && group.twiddles.len() % per_set == 0,
+        "twiddle sets cycle over the super-blocks"
     );
     match group.log_radix {
         1 => by_chunk::<F, 2>(buf, group),
@@ -102,7 +103,7 @@ fn run<F: LatticeField, const R: usize, const C: usize>(buf: &mut [F], group: &G
     let raw = F::raw_slice(buf);
     for (block, twiddles) in raw
         .chunks_exact_mut(block_len)
-        .zip(group.twiddles.chunks_exact(R - 1))
+        .zip(group.twiddles.chunks_exact(R - 1).cycle())
     {
         let twiddles: &[F::Raw; R] = &core::array::from_fn(|k| {
             if k + 1 < R {

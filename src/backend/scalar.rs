@@ -11,10 +11,11 @@ use crate::transform::ButterflyKind;
 
 pub(super) fn run_group<F: Field>(buf: &mut [F], group: &GroupKernel<'_, F>) {
     let superblocks = buf.len() / (group.width << group.log_rows);
-    assert_eq!(
-        group.twiddles.len(),
-        superblocks * ((1 << group.log_radix) - 1),
-        "one twiddle set per super-block"
+    let per_set = (1 << group.log_radix) - 1;
+    let sets = group.twiddles.len() / per_set;
+    assert!(
+        sets > 0 && superblocks % sets == 0 && group.twiddles.len() % per_set == 0,
+        "twiddle sets cycle over the super-blocks"
     );
     match group.log_radix {
         1 => run::<F, 2>(buf, group),
@@ -32,7 +33,7 @@ fn run<F: Field, const R: usize>(buf: &mut [F], group: &GroupKernel<'_, F>) {
     let sets = R - 1;
     for (block, twiddles) in buf
         .chunks_exact_mut(rows * width)
-        .zip(group.twiddles.chunks_exact(sets))
+        .zip(group.twiddles.chunks_exact(sets).cycle())
     {
         for offset in 0..stride {
             let base = offset * width;

@@ -156,9 +156,9 @@ impl<F: Kernels> Plan<F> {
                 // Replica blocks read it first; the block holding it runs last.
                 for item in data.chunks_exact_mut(self.item_len()) {
                     let head_len = source_item.max(match pass.kind {
-                        PassKind::Deep => {
-                            pass.blocks_per_tile * (self.lanes << pass.log_block_rows)
-                        }
+                        PassKind::Deep => (pass.blocks_per_tile
+                            * (self.lanes << pass.log_block_rows))
+                            .min(item.len()),
                         PassKind::Gathered => 0,
                     });
                     let (head, tail) = item.split_at_mut(head_len);
@@ -281,7 +281,10 @@ impl<F: Kernels> Plan<F> {
         let x = pass.layers.start;
         let block_rows_log = pass.log_block_rows - row_shift;
         let block_len = width << block_rows_log;
-        let blocks = buf.len() / block_len;
+        // A tile is either inside one item or whole items; kernels cycle
+        // through the twiddles of at most one item's blocks.
+        let blocks_per_item = 1usize << (self.log_n - pass.log_block_rows);
+        let blocks = (buf.len() / block_len).min(blocks_per_item);
         for (group, table) in pass.groups.iter().zip(&self.twiddles[step]) {
             let p = group.layers.start;
             let g = group.layers.len();

@@ -399,8 +399,14 @@ impl Shape {
         let block_bytes = self.row_bytes << log_block_rows;
         let blocks_per_item = 1usize << start;
         let fit = (self.tile_budget / block_bytes).max(1);
-        let blocks_per_tile = (1usize << fit.ilog2()).min(blocks_per_item);
-        let tiles = self.batch * blocks_per_item / blocks_per_tile;
+        // Small items (an ML-KEM polynomial) share a tile: whole items, as
+        // many as fit, so a batch costs one kernel call per tile.
+        let blocks_per_tile = if fit >= 2 * blocks_per_item && self.batch > 1 {
+            blocks_per_item * (fit / blocks_per_item).min(self.batch)
+        } else {
+            (1usize << fit.ilog2()).min(blocks_per_item)
+        };
+        let tiles = (self.batch * blocks_per_item).div_ceil(blocks_per_tile);
         let tile_bytes = blocks_per_tile * block_bytes;
         Pass {
             kind: PassKind::Deep,
