@@ -259,14 +259,55 @@ impl Kernels for MlKem {
 }
 
 impl Kernels for MlDsa {
-    fn kernel_name(_backend: Backend, _whole_block: bool) -> &'static str {
-        "portable lazy"
+    fn has_kernels(backend: Backend) -> bool {
+        matches!(backend, Backend::Scalar | Backend::Avx512)
+    }
+    fn whole_block_in_registers(
+        backend: Backend,
+        log_rows: usize,
+        lanes: usize,
+        layers: usize,
+    ) -> bool {
+        backend == Backend::Avx512 && log_rows == 8 && lanes == 1 && layers == 8
     }
     fn group_bounds(kind: ButterflyKind, layers: usize, input_bound: u32) -> Option<LazyBounds> {
         Some(lazy_bounds::<MlDsa>(kind, layers, input_bound))
     }
-    fn run_group(_backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
-        lattice::run_group(buf, group);
+    fn layout_twiddles(
+        backend: Backend,
+        whole_block: bool,
+        heap: Vec<i32>,
+        superblocks: usize,
+    ) -> Vec<i32> {
+        match (backend, whole_block) {
+            #[cfg(target_arch = "x86_64")]
+            (Backend::Avx512, true) => heap
+                .chunks_exact(heap.len() / superblocks)
+                .flat_map(avx512::mldsa::table)
+                .collect(),
+            _ => heap,
+        }
+    }
+    fn kernel_name(backend: Backend, whole_block: bool) -> &'static str {
+        match (backend, whole_block) {
+            (Backend::Avx512, true) => "avx512",
+            _ => "portable lazy",
+        }
+    }
+    fn run_group(backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
+        match (backend, group.whole_block) {
+            #[cfg(target_arch = "x86_64")]
+            (Backend::Avx512, true) => {
+                use crate::field::LatticeField;
+                let scale = group.scale.map(MlDsa::value);
+                // SAFETY: plans use Backend::Avx512 only after `Backend::check`
+                // found AVX-512 F on this CPU.
+                unsafe {
+                    avx512::mldsa::run(MlDsa::raw_slice(buf), group.twiddles, group.kind, scale)
+                }
+            }
+            _ => lattice::run_group(buf, group),
+        }
     }
 }
 

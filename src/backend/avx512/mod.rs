@@ -5,6 +5,7 @@
 //! run time first. The in-register stage shuffles of
 //! [`layout`](super::layout) are implemented here once, for any lane width.
 
+pub(super) mod mldsa;
 pub(super) mod mlkem;
 
 use core::arch::x86_64::*;
