@@ -122,6 +122,18 @@ fn golden_lattice_plans_per_backend() {
         Transform::<MlKem>::negacyclic_forward().batch(4),
         zen5(),
     );
+    golden_on(
+        avx,
+        "mldsa_forward_avx512",
+        Transform::<MlDsa>::negacyclic_forward(),
+        zen5(),
+    );
+    golden_on(
+        avx,
+        "mldsa_inverse_avx512",
+        Transform::<MlDsa>::negacyclic_inverse(),
+        zen5(),
+    );
 }
 
 /// What a plan looks like, coarsely: pass kinds in order, and bit reversals.
