@@ -134,6 +134,31 @@ fn golden_lattice_plans_per_backend() {
         Transform::<MlDsa>::negacyclic_inverse(),
         zen5(),
     );
+    let neon = Backend::Neon;
+    golden_on(
+        neon,
+        "mlkem_forward_neon",
+        Transform::<MlKem>::negacyclic_forward(),
+        zen5(),
+    );
+    golden_on(
+        neon,
+        "mlkem_inverse_neon",
+        Transform::<MlKem>::negacyclic_inverse(),
+        zen5(),
+    );
+    golden_on(
+        neon,
+        "mldsa_forward_neon",
+        Transform::<MlDsa>::negacyclic_forward(),
+        zen5(),
+    );
+    golden_on(
+        neon,
+        "mldsa_inverse_neon",
+        Transform::<MlDsa>::negacyclic_inverse(),
+        zen5(),
+    );
 }
 
 /// What a plan looks like, coarsely: pass kinds in order, and bit reversals.

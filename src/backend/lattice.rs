@@ -30,7 +30,7 @@ fn layer_step(kind: ButterflyKind, bound: u32, max: u32) -> (bool, u32) {
     match kind {
         // a ± t with |t| < q: one more q.
         ButterflyKind::CooleyTukey => {
-            if bound + 1 <= max {
+            if bound < max {
                 (false, bound + 1)
             } else {
                 (true, 2)
@@ -69,7 +69,9 @@ pub(super) fn run_group<F: LatticeField>(buf: &mut [F], group: &GroupKernel<'_, 
     let per_set = (1 << group.log_radix) - 1;
     let sets = group.twiddles.len() / per_set;
     assert!(
-        sets > 0 && superblocks % sets == 0 && group.twiddles.len() % per_set == 0,
+        sets > 0
+            && superblocks.is_multiple_of(sets)
+            && group.twiddles.len().is_multiple_of(per_set),
         "twiddle sets cycle over the super-blocks"
     );
     match group.log_radix {

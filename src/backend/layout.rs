@@ -31,11 +31,21 @@ pub struct PairLayout {
     pub y: Vec<usize>,
 }
 
-/// Applies stage `stage` (1…4) to registers of `lanes` lanes of
-/// `64 / lanes` bytes each.
+/// Applies stage `stage` (1…4) to 64-byte registers of `a.len()` lanes.
 pub fn stage(stage: usize, a: &[usize], b: &[usize]) -> (Vec<usize>, Vec<usize>) {
+    stage_in(64, stage, a, b)
+}
+
+/// Applies stage `stage` (1…4) to registers of `register_bytes` bytes
+/// (64 for zmm, 16 for NEON q registers, where only stages 3 and 4 exist).
+pub fn stage_in(
+    register_bytes: usize,
+    stage: usize,
+    a: &[usize],
+    b: &[usize],
+) -> (Vec<usize>, Vec<usize>) {
     let n = a.len();
-    let bytes = 64 / n;
+    let bytes = register_bytes / n;
     let granule = match stage {
         1 => 32,
         2 => 16,

@@ -61,11 +61,11 @@ impl<'a, F: Copy + Send + Sync> StridedTiles<'a, F> {
     ) -> Self {
         assert!(width > 0 && group_rows > 0 && chunk > 0);
         assert!(
-            block_rows % (group_rows * chunk) == 0,
+            block_rows.is_multiple_of(group_rows * chunk),
             "tiles divide a block"
         );
         assert!(
-            data.len() % (block_rows * width) == 0,
+            data.len().is_multiple_of(block_rows * width),
             "data is whole blocks"
         );
         Self {

@@ -24,6 +24,8 @@ mod avx512;
 mod lattice;
 pub mod layout;
 mod memory;
+#[cfg(target_arch = "aarch64")]
+mod neon;
 mod scalar;
 
 pub use memory::{bit_reverse_rows, bit_reverse_rows_from, StridedTiles, TileRows};
@@ -207,7 +209,7 @@ impl Kernels for Gf2_64 {}
 
 impl Kernels for MlKem {
     fn has_kernels(backend: Backend) -> bool {
-        matches!(backend, Backend::Scalar | Backend::Avx512)
+        matches!(backend, Backend::Scalar | Backend::Avx512 | Backend::Neon)
     }
     fn whole_block_in_registers(
         backend: Backend,
@@ -215,7 +217,10 @@ impl Kernels for MlKem {
         lanes: usize,
         layers: usize,
     ) -> bool {
-        backend == Backend::Avx512 && log_rows == 8 && lanes == 1 && layers == 7
+        matches!(backend, Backend::Avx512 | Backend::Neon)
+            && log_rows == 8
+            && lanes == 1
+            && layers == 7
     }
     fn group_bounds(kind: ButterflyKind, layers: usize, input_bound: u32) -> Option<LazyBounds> {
         Some(lazy_bounds::<MlKem>(kind, layers, input_bound))
@@ -232,12 +237,18 @@ impl Kernels for MlKem {
                 .chunks_exact(heap.len() / superblocks)
                 .flat_map(avx512::mlkem::table)
                 .collect(),
+            #[cfg(target_arch = "aarch64")]
+            (Backend::Neon, true) => heap
+                .chunks_exact(heap.len() / superblocks)
+                .flat_map(neon::lattice::table::<core::arch::aarch64::int16x8_t>)
+                .collect(),
             _ => heap,
         }
     }
     fn kernel_name(backend: Backend, whole_block: bool) -> &'static str {
         match (backend, whole_block) {
-            (Backend::Avx512, true) => "avx512",
+            (Backend::Avx512, true) => "avx512: all layers in registers",
+            (Backend::Neon, true) => "neon: layers 1-3 | 4-7 in registers",
             _ => "portable lazy",
         }
     }
@@ -253,6 +264,17 @@ impl Kernels for MlKem {
                     avx512::mlkem::run(MlKem::raw_slice(buf), group.twiddles, group.kind, scale)
                 }
             }
+            #[cfg(target_arch = "aarch64")]
+            (Backend::Neon, true) => {
+                use crate::field::LatticeField;
+                let scale = group.scale.map(MlKem::value);
+                neon::lattice::run::<core::arch::aarch64::int16x8_t>(
+                    MlKem::raw_slice(buf),
+                    group.twiddles,
+                    group.kind,
+                    scale,
+                )
+            }
             _ => lattice::run_group(buf, group),
         }
     }
@@ -260,7 +282,7 @@ impl Kernels for MlKem {
 
 impl Kernels for MlDsa {
     fn has_kernels(backend: Backend) -> bool {
-        matches!(backend, Backend::Scalar | Backend::Avx512)
+        matches!(backend, Backend::Scalar | Backend::Avx512 | Backend::Neon)
     }
     fn whole_block_in_registers(
         backend: Backend,
@@ -268,7 +290,10 @@ impl Kernels for MlDsa {
         lanes: usize,
         layers: usize,
     ) -> bool {
-        backend == Backend::Avx512 && log_rows == 8 && lanes == 1 && layers == 8
+        matches!(backend, Backend::Avx512 | Backend::Neon)
+            && log_rows == 8
+            && lanes == 1
+            && layers == 8
     }
     fn group_bounds(kind: ButterflyKind, layers: usize, input_bound: u32) -> Option<LazyBounds> {
         Some(lazy_bounds::<MlDsa>(kind, layers, input_bound))
@@ -285,12 +310,18 @@ impl Kernels for MlDsa {
                 .chunks_exact(heap.len() / superblocks)
                 .flat_map(avx512::mldsa::table)
                 .collect(),
+            #[cfg(target_arch = "aarch64")]
+            (Backend::Neon, true) => heap
+                .chunks_exact(heap.len() / superblocks)
+                .flat_map(neon::lattice::table::<core::arch::aarch64::int32x4_t>)
+                .collect(),
             _ => heap,
         }
     }
     fn kernel_name(backend: Backend, whole_block: bool) -> &'static str {
         match (backend, whole_block) {
-            (Backend::Avx512, true) => "avx512",
+            (Backend::Avx512, true) => "avx512: all layers in registers",
+            (Backend::Neon, true) => "neon: layers 1-4 | 5-8 in registers",
             _ => "portable lazy",
         }
     }
@@ -306,6 +337,17 @@ impl Kernels for MlDsa {
                     avx512::mldsa::run(MlDsa::raw_slice(buf), group.twiddles, group.kind, scale)
                 }
             }
+            #[cfg(target_arch = "aarch64")]
+            (Backend::Neon, true) => {
+                use crate::field::LatticeField;
+                let scale = group.scale.map(MlDsa::value);
+                neon::lattice::run::<core::arch::aarch64::int32x4_t>(
+                    MlDsa::raw_slice(buf),
+                    group.twiddles,
+                    group.kind,
+                    scale,
+                )
+            }
             _ => lattice::run_group(buf, group),
         }
     }
@@ -319,7 +361,7 @@ impl Backend {
     pub fn run_group<F: Kernels>(self, buf: &mut [F], group: &GroupKernel<'_, F>) {
         let sb_len = group.width << group.log_rows;
         assert!(
-            sb_len > 0 && buf.len() % sb_len == 0,
+            sb_len > 0 && buf.len().is_multiple_of(sb_len),
             "buffer is whole super-blocks"
         );
         F::run_group(self, buf, group);

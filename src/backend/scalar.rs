@@ -14,7 +14,9 @@ pub(super) fn run_group<F: Field>(buf: &mut [F], group: &GroupKernel<'_, F>) {
     let per_set = (1 << group.log_radix) - 1;
     let sets = group.twiddles.len() / per_set;
     assert!(
-        sets > 0 && superblocks % sets == 0 && group.twiddles.len() % per_set == 0,
+        sets > 0
+            && superblocks.is_multiple_of(sets)
+            && group.twiddles.len().is_multiple_of(per_set),
         "twiddle sets cycle over the super-blocks"
     );
     match group.log_radix {

@@ -8,7 +8,7 @@ use crate::backend::Kernels;
 use core::fmt;
 
 fn bytes(n: usize) -> String {
-    let exact = |unit: usize| n % unit == 0;
+    let exact = |unit: usize| n.is_multiple_of(unit);
     if n >= 1 << 20 {
         if exact(1 << 20) {
             format!("{} MiB", n >> 20)
@@ -72,12 +72,12 @@ impl<F: Kernels> Plan<F> {
         let scaled_layers = self.spec.layer_end() - self.spec.first_layer();
         for group in &pass.groups {
             let mut line = format!("  group    {}", layers(&group.layers));
+            let kernel = F::kernel_name(self.backend, group.whole_block);
             if group.whole_block {
-                line += " whole block in registers";
+                line += &format!(" whole block ({kernel})");
             } else {
-                line += &format!(" radix-{} in registers", group.radix());
+                line += &format!(" radix-{} in registers ({kernel})", group.radix());
             }
-            line += &format!(" ({})", F::kernel_name(self.backend, group.whole_block));
             if let Some(b) = group.bounds {
                 let q = |k: u32| {
                     if k == 1 {

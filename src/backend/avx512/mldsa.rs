@@ -47,7 +47,7 @@ pub(crate) unsafe fn run(
     scale: Option<i32>,
 ) {
     assert!(
-        table.len() == TABLE_LEN && polys.len() % 256 == 0,
+        table.len() == TABLE_LEN && polys.len().is_multiple_of(256),
         "one table, whole polynomials"
     );
     for poly in polys.chunks_exact_mut(256) {

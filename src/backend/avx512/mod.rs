@@ -71,8 +71,8 @@ mod tests {
         }
         let a: Vec<usize> = (0..32).collect();
         let b: Vec<usize> = (32..64).collect();
-        let stages: [unsafe fn(__m512i, __m512i) -> (__m512i, __m512i); 4] =
-            [stage1, stage2, stage3, stage4];
+        type Stage = unsafe fn(__m512i, __m512i) -> (__m512i, __m512i);
+        let stages: [Stage; 4] = [stage1, stage2, stage3, stage4];
         for (s, f) in stages.iter().enumerate() {
             // SAFETY: AVX-512 F was detected above.
             let (x, y) = unsafe { f(from(&a), from(&b)) };
