@@ -120,3 +120,77 @@ fn simd_backends_hold_the_whole_polynomial_in_registers() {
         }
     }
 }
+
+/// ByteDecode12 (FIPS 203 Algorithm 6) of a hex string.
+fn byte_decode12(hex: &str) -> Vec<MlKem> {
+    let bytes: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+        .collect();
+    bytes
+        .chunks_exact(3)
+        .flat_map(|b| {
+            let lo = b[0] as u16 | ((b[1] as u16 & 0xf) << 8);
+            let hi = (b[1] as u16 >> 4) | ((b[2] as u16) << 4);
+            [lo, hi]
+        })
+        .map(|c| MlKem::from_u64(c as u64))
+        .collect()
+}
+
+fn cctv(name: &str) -> Vec<MlKem> {
+    let text = include_str!("data/mlkem768_cctv_vectors.txt");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("{name} = ")))
+        .unwrap_or_else(|| panic!("{name} in test data"));
+    byte_decode12(line.split_once(" = ").unwrap().1)
+}
+
+#[test]
+fn mlkem768_cctv_ntts_and_products_on_every_backend() {
+    use nttfuse::transform::mlkem::multiply_ntts;
+    let k = 3;
+    let a_hat = cctv("A");
+    let (s, s_hat) = (cctv("s"), cctv("NTT(s)"));
+    let (e, e_hat) = (cctv("e"), cctv("NTT(e)"));
+    let (r, r_hat) = (cctv("r"), cctv("NTT(r)"));
+    let (u, u_hat) = (cctv("uᵈ"), cctv("NTT(uᵈ)"));
+    let t_hat = cctv("t");
+    assert_eq!((a_hat.len(), s.len(), t_hat.len()), (k * k * 256, k * 256, k * 256));
+    for backend in backends::<MlKem>() {
+        let planner = on(backend);
+        // All k polynomials of a vector as one batch.
+        let ntt = Transform::<MlKem>::negacyclic_forward().batch(k);
+        let intt = Transform::<MlKem>::negacyclic_inverse().batch(k);
+        for (x, x_hat) in [(&s, &s_hat), (&e, &e_hat), (&r, &r_hat), (&u, &u_hat)] {
+            assert_eq!(&run(&planner, &ntt, x), x_hat, "{}", backend.name());
+            assert_eq!(&run(&planner, &intt, x_hat), x, "{}", backend.name());
+        }
+        // t̂ = Â ∘ ŝ + ê, Â row-major.
+        let ours_s_hat = run(&planner, &ntt, &s);
+        for i in 0..k {
+            let mut acc: [MlKem; 256] = e_hat[256 * i..256 * (i + 1)].try_into().unwrap();
+            for j in 0..k {
+                let a: &[MlKem; 256] = a_hat[256 * (i * k + j)..][..256].try_into().unwrap();
+                let s: &[MlKem; 256] = ours_s_hat[256 * j..][..256].try_into().unwrap();
+                let product = multiply_ntts(a, s);
+                acc.iter_mut().zip(product).for_each(|(x, p)| *x += p);
+            }
+            assert_eq!(&acc[..], &t_hat[256 * i..256 * (i + 1)], "t̂[{i}] on {}", backend.name());
+        }
+    }
+}
+
+#[test]
+fn fast_basemul_equals_fips_203_algorithm_11() {
+    use nttfuse::transform::mlkem::{multiply_ntts, multiply_ntts_reference};
+    QuickCheck::new().tests(200).quickcheck((|seed: u64| {
+        let mut rng = Rng(seed);
+        let a: [MlKem; 256] = rng.vec::<MlKem>(256).try_into().unwrap();
+        let b: [MlKem; 256] = rng.vec::<MlKem>(256).try_into().unwrap();
+        let worst = [MlKem::new(3328); 256];
+        multiply_ntts(&a, &b) == multiply_ntts_reference(&a, &b)
+            && multiply_ntts(&worst, &worst) == multiply_ntts_reference(&worst, &worst)
+    }) as fn(u64) -> bool);
+}
