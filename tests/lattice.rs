@@ -157,7 +157,10 @@ fn mlkem768_cctv_ntts_and_products_on_every_backend() {
     let (r, r_hat) = (cctv("r"), cctv("NTT(r)"));
     let (u, u_hat) = (cctv("uᵈ"), cctv("NTT(uᵈ)"));
     let t_hat = cctv("t");
-    assert_eq!((a_hat.len(), s.len(), t_hat.len()), (k * k * 256, k * 256, k * 256));
+    assert_eq!(
+        (a_hat.len(), s.len(), t_hat.len()),
+        (k * k * 256, k * 256, k * 256)
+    );
     for backend in backends::<MlKem>() {
         let planner = on(backend);
         // All k polynomials of a vector as one batch.
@@ -177,7 +180,12 @@ fn mlkem768_cctv_ntts_and_products_on_every_backend() {
                 let product = multiply_ntts(a, s);
                 acc.iter_mut().zip(product).for_each(|(x, p)| *x += p);
             }
-            assert_eq!(&acc[..], &t_hat[256 * i..256 * (i + 1)], "t̂[{i}] on {}", backend.name());
+            assert_eq!(
+                &acc[..],
+                &t_hat[256 * i..256 * (i + 1)],
+                "t̂[{i}] on {}",
+                backend.name()
+            );
         }
     }
 }
@@ -185,12 +193,24 @@ fn mlkem768_cctv_ntts_and_products_on_every_backend() {
 #[test]
 fn fast_basemul_equals_fips_203_algorithm_11() {
     use nttfuse::transform::mlkem::{multiply_ntts, multiply_ntts_reference};
-    QuickCheck::new().tests(200).quickcheck((|seed: u64| {
-        let mut rng = Rng(seed);
-        let a: [MlKem; 256] = rng.vec::<MlKem>(256).try_into().unwrap();
-        let b: [MlKem; 256] = rng.vec::<MlKem>(256).try_into().unwrap();
-        let worst = [MlKem::new(3328); 256];
-        multiply_ntts(&a, &b) == multiply_ntts_reference(&a, &b)
-            && multiply_ntts(&worst, &worst) == multiply_ntts_reference(&worst, &worst)
-    }) as fn(u64) -> bool);
+    QuickCheck::new().tests(200).quickcheck(
+        (|seed: u64| {
+            let mut rng = Rng(seed);
+            let a: [MlKem; 256] = rng.vec::<MlKem>(256).try_into().unwrap();
+            let b: [MlKem; 256] = rng.vec::<MlKem>(256).try_into().unwrap();
+            let worst = [MlKem::new(3328); 256];
+            multiply_ntts(&a, &b) == multiply_ntts_reference(&a, &b)
+                && multiply_ntts(&worst, &worst) == multiply_ntts_reference(&worst, &worst)
+        }) as fn(u64) -> bool,
+    );
+}
+
+#[test]
+fn gammas_are_fips_203s() {
+    // FIPS 203 Appendix A: γ_0 = 17, γ_1 = −17, γ_2 = 2761; pairs are ±.
+    let g = nttfuse::transform::mlkem::gammas();
+    assert_eq!([g[0], g[1], g[2]].map(|x| x.value()), [17, 3312, 2761]);
+    for i in 0..64 {
+        assert_eq!(g[2 * i + 1], -g[2 * i]);
+    }
 }

@@ -15,6 +15,26 @@ pub fn gammas() -> [MlKem; 128] {
     core::array::from_fn(|i| zeta.pow(2 * bit_reverse(i, 7) as u64 + 1))
 }
 
+/// γ_i·R mod q (Montgomery form, R = 2^16), computed at compile time from
+/// the same formula: 17^(2·BitRev7(i) + 1) · 2^16 mod 3329.
+const GAMMAS_MONTGOMERY: [i16; 128] = {
+    const Q: u32 = 3329;
+    let mut table = [0i16; 128];
+    let mut i = 0;
+    while i < 128 {
+        let exponent = 2 * ((i as u32).reverse_bits() >> 25) + 1;
+        let mut power = 1u32;
+        let mut e = 0;
+        while e < exponent {
+            power = power * 17 % Q;
+            e += 1;
+        }
+        table[i] = ((power << 16) % Q) as i16;
+        i += 1;
+    }
+    table
+};
+
 /// FIPS 203 Algorithm 11 (BaseCaseMultiply): the product of
 /// `a0 + a1·X` and `b0 + b1·X` modulo `X² − gamma`.
 #[inline]
@@ -42,7 +62,7 @@ pub fn base_case_multiply(a: [MlKem; 2], b: [MlKem; 2], gamma: MlKem) -> [MlKem;
 pub fn multiply_ntts(a: &[MlKem; 256], b: &[MlKem; 256]) -> [MlKem; 256] {
     use crate::field::mlkem::{fqmul, montgomery_reduce, reduce_canonical, R2};
     // γ_i in Montgomery form (γ·R mod q), so fqmul(b1, γR) = b1·γ.
-    let gammas: [i16; 128] = gammas().map(|g| fqmul(g.value(), R2));
+    let gammas = &GAMMAS_MONTGOMERY;
     let mut out = [MlKem::new(0); 256];
     for i in 0..128 {
         let (a0, a1) = (a[2 * i].value() as i32, a[2 * i + 1].value() as i32);
