@@ -27,8 +27,12 @@ fn schoolbook(a: &[MlKem], b: &[MlKem]) -> Vec<MlKem> {
 }
 
 fn main() -> Result<(), Error> {
-    let a: Vec<MlKem> = (0..256u64).map(|i| MlKem::from_u64(i * i * 31 + 7)).collect();
-    let b: Vec<MlKem> = (0..256u64).map(|i| MlKem::from_u64(i * 1103 + 3328)).collect();
+    let a: Vec<MlKem> = (0..256u64)
+        .map(|i| MlKem::from_u64(i * i * 31 + 7))
+        .collect();
+    let b: Vec<MlKem> = (0..256u64)
+        .map(|i| MlKem::from_u64(i * 1103 + 3328))
+        .collect();
     let expected = schoolbook(&a, &b);
     for backend in [Backend::Scalar, Backend::Avx512, Backend::Neon] {
         let planner = Planner::new().backend(backend).threads(Threads::Count(1));
@@ -43,12 +47,18 @@ fn main() -> Result<(), Error> {
             let (mut a_hat, mut b_hat) = (a.clone(), b.clone());
             ntt.execute(&mut a_hat)?;
             ntt.execute(&mut b_hat)?;
-            let mut c = multiply_ntts(&a_hat.try_into().unwrap(), &b_hat.try_into().unwrap()).to_vec();
+            let mut c =
+                multiply_ntts(&a_hat.try_into().unwrap(), &b_hat.try_into().unwrap()).to_vec();
             intt.execute(&mut c)?;
             Ok(c)
         };
         let c = multiply()?;
-        assert_eq!(c, expected, "{} disagrees with the schoolbook product", backend.name());
+        assert_eq!(
+            c,
+            expected,
+            "{} disagrees with the schoolbook product",
+            backend.name()
+        );
         const RUNS: u32 = 20_000;
         let start = Instant::now();
         for _ in 0..RUNS {

@@ -79,11 +79,12 @@ fn mlkem() -> Result<(), Error> {
     let i = per_call(&inverse, &mut data);
     // 7 layers × 128 butterflies.
     println!(
-        "=> ML-KEM NTT {:.0} ns, inverse {:.0} ns per polynomial ({:.2} / {:.2} ns per butterfly), scalar backend\n",
+        "=> ML-KEM NTT {:.0} ns, inverse {:.0} ns per polynomial ({:.2} / {:.2} ns per butterfly), {} backend\n",
         f * 1e9,
         i * 1e9,
         f * 1e9 / 896.0,
-        i * 1e9 / 896.0
+        i * 1e9 / 896.0,
+        forward.backend().name()
     );
     let mut check = poly.clone();
     forward.execute(&mut check)?;
@@ -94,9 +95,11 @@ fn mlkem() -> Result<(), Error> {
 
 fn main() -> Result<(), Error> {
     println!(
-        "nttfuse quickstart: {} threads, backend {}\n",
+        "nttfuse quickstart: {} threads; backends: ML-KEM {}, BabyBear {}, Gf2_64 {}\n",
         rayon::current_num_threads(),
-        Backend::detect::<BabyBear>().name()
+        Backend::detect::<MlKem>().name(),
+        Backend::detect::<BabyBear>().name(),
+        Backend::detect::<Gf2_64>().name()
     );
     mlkem()?;
 
