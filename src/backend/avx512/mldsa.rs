@@ -258,6 +258,9 @@ macro_rules! load16 {
     };
 }
 
+// Not inlined into the loop over polynomials: LLVM would hoist every
+// twiddle load out of that loop and spill them all to the stack.
+#[inline(never)]
 #[target_feature(enable = "avx512f")]
 fn forward(poly: &mut [i32], table: &[i32]) {
     let mut r = load16!(poly);
@@ -333,6 +336,9 @@ fn inverse_pair(a: __m512i, b: __m512i, table: &[i32], pair: usize) -> (__m512i,
     stage1(x, y)
 }
 
+// Not inlined into the loop over polynomials: LLVM would hoist every
+// twiddle load out of that loop and spill them all to the stack.
+#[inline(never)]
 #[target_feature(enable = "avx512f")]
 fn inverse(poly: &mut [i32], table: &[i32], scale: i32) {
     let p = |i: usize| load(&poly[i * LANES..]);

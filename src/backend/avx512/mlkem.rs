@@ -151,6 +151,9 @@ macro_rules! outer_layers {
     };
 }
 
+// Not inlined into the loop over polynomials: LLVM would hoist every
+// twiddle load out of that loop and spill them all to the stack.
+#[inline(never)]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn forward(poly: &mut [i16], table: &[i16]) {
     let mut r = (
@@ -227,6 +230,9 @@ fn inverse_pair(a: __m512i, b: __m512i, table: &[i16], pair: usize) -> (__m512i,
     stage1(x, y)
 }
 
+// Not inlined into the loop over polynomials: LLVM would hoist every
+// twiddle load out of that loop and spill them all to the stack.
+#[inline(never)]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn inverse(poly: &mut [i16], table: &[i16], scale: i16) {
     let (r0, r1) = inverse_pair(load(&poly[0..]), load(&poly[LANES..]), table, 0);
