@@ -177,6 +177,12 @@ pub trait Kernels: Field {
         None
     }
 
+    /// Values per column a register group may hold on `backend` for this
+    /// field (its largest radix), unless the budgets say otherwise.
+    fn register_values(backend: Backend) -> usize {
+        backend.register_values()
+    }
+
     /// Lays out a group's twiddles (given in heap order per super-block: the
     /// first layer's block, then the second layer's two, …) in the order
     /// `backend`'s kernel reads them. Every super-block's table must have
@@ -205,7 +211,41 @@ pub trait Kernels: Field {
 }
 
 impl Kernels for BabyBear {}
-impl Kernels for Gf2_64 {}
+
+impl Kernels for Gf2_64 {
+    fn has_kernels(backend: Backend) -> bool {
+        match backend {
+            Backend::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => std::arch::is_x86_feature_detected!("vpclmulqdq"),
+            _ => false,
+        }
+    }
+    fn register_values(backend: Backend) -> usize {
+        match backend {
+            // 8 data registers + 7 broadcast twiddles + the product's temporaries.
+            Backend::Avx512 => 8,
+            _ => backend.register_values(),
+        }
+    }
+    fn kernel_name(backend: Backend, _whole_block: bool) -> &'static str {
+        match backend {
+            Backend::Avx512 => "avx512 vpclmulqdq",
+            _ => "portable",
+        }
+    }
+    fn run_group(backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
+        match backend {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: plans use Backend::Avx512 for Gf2_64 only after
+            // `Backend::check` found AVX-512 F/BW/VL/DQ and VPCLMULQDQ.
+            Backend::Avx512 => unsafe {
+                avx512::packed::run_group::<avx512::packed::PackedGf2_64>(buf, group)
+            },
+            _ => scalar::run_group(buf, group),
+        }
+    }
+}
 
 impl Kernels for MlKem {
     fn has_kernels(backend: Backend) -> bool {

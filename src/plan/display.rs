@@ -118,7 +118,7 @@ impl<F: Kernels> fmt::Display for Plan<F> {
         let b = self.budgets;
         let regs = b
             .register_values
-            .unwrap_or_else(|| self.backend.register_values());
+            .unwrap_or_else(|| F::register_values(self.backend));
         writeln!(
             f,
             "budgets    registers {regs} values, L1 {}, L2 {}, L3 {}",

@@ -171,7 +171,7 @@ impl Planner {
         let register_values = self
             .budgets
             .register_values
-            .unwrap_or_else(|| backend.register_values());
+            .unwrap_or_else(|| F::register_values(backend));
         let max_log_radix = (register_values.max(2).ilog2() as usize).min(4);
         let elem = core::mem::size_of::<F>();
         let shape = Shape {

@@ -7,6 +7,7 @@
 
 pub(super) mod mldsa;
 pub(super) mod mlkem;
+pub(super) mod packed;
 
 use core::arch::x86_64::*;
 

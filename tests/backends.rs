@@ -1,0 +1,89 @@
+//! Every backend this CPU has computes every transform shape bit for bit as
+//! the scalar backend does (and as the naive definition, spot-checked).
+
+mod common;
+
+use common::*;
+use nttfuse::*;
+use quickcheck::{Arbitrary, Gen, QuickCheck};
+
+fn simd_backends<F: Kernels>() -> Vec<Backend> {
+    [Backend::Avx512, Backend::Neon]
+        .into_iter()
+        .filter(|b| b.check::<F>().is_ok())
+        .collect()
+}
+
+fn planner_on(backend: Backend, budgets: Budgets, threads: usize) -> Planner {
+    Planner::new()
+        .backend(backend)
+        .threads(Threads::Count(threads))
+        .budgets(budgets)
+}
+
+#[derive(Clone, Debug)]
+struct Shape {
+    log_n: u32,
+    lanes: usize,
+    rate: u32,
+    tiny: bool,
+    seed: u64,
+}
+
+impl Arbitrary for Shape {
+    fn arbitrary(g: &mut Gen) -> Self {
+        let log_n = 1 + u32::arbitrary(g) % 12;
+        let lanes = *g.choose(&[1usize, 2, 3, 7, 8, 9, 16, 56]).unwrap();
+        Shape {
+            log_n,
+            lanes,
+            rate: u32::arbitrary(g) % log_n,
+            tiny: bool::arbitrary(g),
+            seed: u64::arbitrary(g),
+        }
+    }
+}
+
+fn agree<F: Kernels>(shape: &Shape, spec: Transform<F>) -> bool {
+    let spec = spec.lanes(shape.lanes);
+    let input = Rng(shape.seed).vec::<F>(spec.input_len().unwrap());
+    let budgets = if shape.tiny { tiny() } else { roomy() };
+    let expected = run(&planner_on(Backend::Scalar, budgets, 1), &spec, &input);
+    simd_backends::<F>().into_iter().all(|b| {
+        run(&planner_on(b, budgets, 1), &spec, &input) == expected
+            && run_in_place(&planner_on(b, budgets, 2), &spec, &input) == expected
+    })
+}
+
+#[test]
+fn gf2_64_backends_agree_bit_for_bit() {
+    QuickCheck::new().tests(60).quickcheck(
+        (|s: Shape| {
+            agree(&s, Transform::<Gf2_64>::additive_ntt(s.log_n))
+                && agree(
+                    &s,
+                    Transform::<Gf2_64>::additive_intt(s.log_n).from_layer(s.rate),
+                )
+                && agree(&s, Transform::<Gf2_64>::additive_encode(s.log_n, s.rate))
+                && agree(
+                    &s,
+                    Transform::<Gf2_64>::additive_ntt(s.log_n).shift(Gf2_64::new(s.seed | 1)),
+                )
+        }) as fn(Shape) -> bool,
+    );
+}
+
+#[test]
+fn gf2_64_simd_matches_the_definition() {
+    for backend in simd_backends::<Gf2_64>() {
+        for (log_n, lanes, rate) in [(6u32, 8usize, 1u32), (7, 3, 2), (5, 56, 0)] {
+            let spec = Transform::<Gf2_64>::additive_encode(log_n, rate).lanes(lanes);
+            let input = Rng(log_n as u64).vec::<Gf2_64>(spec.input_len().unwrap());
+            let expected = reference::evaluate(&spec, &input).unwrap();
+            assert_eq!(
+                run(&planner_on(backend, tiny(), 1), &spec, &input),
+                expected
+            );
+        }
+    }
+}
