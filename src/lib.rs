@@ -37,7 +37,9 @@ pub mod transform;
 
 pub use backend::{Backend, Kernels};
 pub use error::Error;
-pub use field::{BabyBear, BinaryField, ExtensionOf, Field, Gf2_64, MlDsa, MlKem, TwoAdicField};
+pub use field::{
+    BabyBear, BinaryField, ExtensionOf, Field, Gf2_192, Gf2_64, MlDsa, MlKem, TwoAdicField,
+};
 pub use plan::{Budgets, Cost, Group, Pass, PassKind, Plan, Planner, Step, Threads};
 pub use transform::{reference, Basis, ButterflyKind, Direction, Family, Order, Transform};
 
@@ -48,6 +50,7 @@ const _: () = {
     assert_send_sync::<Plan<BabyBear>>();
     assert_send_sync::<Plan<Gf2_64>>();
     assert_send_sync::<Plan<MlDsa>>();
+    assert_send_sync::<Plan<Gf2_192>>();
 };
 
 /// The README's examples run as doctests.

@@ -31,7 +31,7 @@ mod scalar;
 pub use memory::{bit_reverse_rows, bit_reverse_rows_from, StridedTiles, TileRows};
 
 use crate::error::Error;
-use crate::field::{BabyBear, Field, Gf2_64, MlDsa, MlKem};
+use crate::field::{BabyBear, Field, Gf2_192, Gf2_64, MlDsa, MlKem};
 use crate::transform::ButterflyKind;
 
 pub use lattice::{lazy_bounds, LazyBounds};
@@ -211,6 +211,10 @@ pub trait Kernels: Field {
 }
 
 impl Kernels for BabyBear {}
+
+/// Extension data is best run through a `Gf2_64` plan over 3 × the lanes
+/// (`ExtensionOf::as_base_slice_mut`); a `Gf2_192` plan uses the portable kernels.
+impl Kernels for Gf2_192 {}
 
 impl Kernels for Gf2_64 {
     fn has_kernels(backend: Backend) -> bool {

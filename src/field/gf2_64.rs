@@ -166,4 +166,8 @@ impl BinaryField for Gf2_64 {
         assert!(i < 64, "Gf2_64 has a basis of 64 elements, asked for {i}");
         Self(1 << i)
     }
+
+    fn cantor_basis(dim: usize) -> Vec<Self> {
+        super::cantor::cantor_basis(dim)
+    }
 }

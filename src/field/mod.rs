@@ -14,6 +14,8 @@
 //! form, so that the hot loop multiplies by it with one reduction).
 
 mod babybear;
+mod cantor;
+mod gf2_192;
 mod gf2_64;
 mod lattice;
 pub(crate) mod mldsa;
@@ -26,6 +28,8 @@ use num_traits::{One, Zero};
 use typenum::Unsigned;
 
 pub use babybear::BabyBear;
+pub use cantor::{cantor_basis, solve_artin_schreier};
+pub use gf2_192::Gf2_192;
 pub use gf2_64::{clmul, Gf2_64};
 pub(crate) use lattice::LatticeField;
 pub use mldsa::MlDsa;
@@ -121,6 +125,10 @@ pub trait BinaryField: Field {
 
     /// Element `i` of the standard basis (`x^i`), `i < DEGREE`.
     fn standard_basis(i: usize) -> Self;
+
+    /// The first `dim` elements of the Cantor basis (v_0 = 1,
+    /// v_i² + v_i = v_(i−1)), in the convention of Plonky3's p3-binary-dft.
+    fn cantor_basis(dim: usize) -> Vec<Self>;
 }
 
 /// An extension field laid out as `Degree` base-field coefficients
@@ -128,8 +136,13 @@ pub trait BinaryField: Field {
 ///
 /// A transform over `n` extension lanes whose twiddles lie in the base field is
 /// the base transform over `Degree · n` lanes, so extensions need no kernels
-/// of their own. Every field is trivially an extension of degree 1 of itself.
-pub trait ExtensionOf<B: Field>: Field {
+/// of their own: [`ExtensionOf::as_base_slice_mut`] hands extension data to a
+/// base-field plan. Every field is trivially an extension of degree 1 of itself.
+///
+/// # Safety
+/// Implementors must be laid out exactly as `Degree` consecutive `B` values
+/// (coefficient 0 first) with no padding and no other fields.
+pub unsafe trait ExtensionOf<B: Field>: Field {
     /// The extension degree as a type-level integer.
     type Degree: Unsigned;
 
@@ -143,11 +156,29 @@ pub trait ExtensionOf<B: Field>: Field {
     fn from_base(b: B) -> Self {
         Self::from_coefficients(|i| if i == 0 { b } else { B::zero() })
     }
+
+    /// The base-field coefficients of a slice of extension elements, in
+    /// memory order (`Degree` per element): the data a base-field plan over
+    /// `Degree ×` the lanes transforms.
+    fn as_base_slice_mut(data: &mut [Self]) -> &mut [B] {
+        let len = data.len() * Self::Degree::USIZE;
+        // SAFETY: the trait's contract: each element is `Degree` consecutive
+        // `B` values, so the slice is `len` initialised `B`s with B's alignment.
+        unsafe { core::slice::from_raw_parts_mut(data.as_mut_ptr().cast::<B>(), len) }
+    }
+
+    /// Read-only [`ExtensionOf::as_base_slice_mut`].
+    fn as_base_slice(data: &[Self]) -> &[B] {
+        let len = data.len() * Self::Degree::USIZE;
+        // SAFETY: as in `as_base_slice_mut`.
+        unsafe { core::slice::from_raw_parts(data.as_ptr().cast::<B>(), len) }
+    }
 }
 
 macro_rules! impl_trivial_extension {
     ($($t:ty),*) => {$(
-        impl ExtensionOf<$t> for $t {
+        // SAFETY: an element is one base element.
+        unsafe impl ExtensionOf<$t> for $t {
             type Degree = typenum::U1;
             fn coefficient(&self, _i: usize) -> $t {
                 *self

@@ -17,6 +17,9 @@ use crate::field::BinaryField;
 pub enum Basis {
     /// b_i = x^i: domain point v is the field element whose bits are v.
     Standard,
+    /// The Cantor basis (v_0 = 1, v_i² + v_i = v_(i−1)): W_i(v_i) = 1, and
+    /// the transform equals Plonky3's p3-binary-dft `LchNtt`.
+    Cantor,
 }
 
 impl Basis {
@@ -24,6 +27,7 @@ impl Basis {
     pub fn name(self) -> &'static str {
         match self {
             Basis::Standard => "standard",
+            Basis::Cantor => "Cantor",
         }
     }
 
@@ -31,6 +35,7 @@ impl Basis {
     pub fn elements<F: BinaryField>(self, dim: usize) -> Vec<F> {
         match self {
             Basis::Standard => (0..dim).map(F::standard_basis).collect(),
+            Basis::Cantor => F::cantor_basis(dim),
         }
     }
 }
@@ -107,7 +112,7 @@ impl<F: BinaryField> SubspacePolys<F> {
 /// inverse; the butterfly kind differs).
 pub(super) fn additive_twiddles<F: BinaryField>(t: &Transform<F>) -> Vec<Vec<F>> {
     let dim = t.log_n() as usize;
-    let polys = SubspacePolys::new(t.basis().elements::<F>(dim));
+    let polys = SubspacePolys::new(t.domain_basis().elements::<F>(dim));
     // w_hat[j][i] = Ŵ_i(b_j); shift_hat[i] = Ŵ_i(s).
     let w_hat: Vec<Vec<F>> = polys
         .basis

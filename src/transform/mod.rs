@@ -210,7 +210,7 @@ impl<F: Field> Transform<F> {
         self.encode
     }
     /// The basis of an additive transform's domain.
-    pub fn basis(&self) -> Basis {
+    pub fn domain_basis(&self) -> Basis {
         self.basis
     }
     /// The coset shift of an additive transform (zero: the subspace itself).
@@ -485,6 +485,12 @@ impl<F: BinaryField> Transform<F> {
     /// exactly that.
     pub fn from_layer(mut self, r: u32) -> Self {
         self.first_layer = r;
+        self
+    }
+
+    /// Chooses the basis of the domain (default: standard).
+    pub fn basis(mut self, basis: Basis) -> Self {
+        self.basis = basis;
         self
     }
 

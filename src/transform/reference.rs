@@ -221,7 +221,7 @@ fn solve<F: Field>(mut matrix: Vec<Vec<F>>, mut rhs: Vec<F>) -> Vec<F> {
 
 pub(super) fn additive_column<F: BinaryField>(spec: &Transform<F>, column: &[F]) -> Vec<F> {
     let log_n = spec.log_n() as usize;
-    let basis = spec.basis().elements::<F>(log_n);
+    let basis = spec.domain_basis().elements::<F>(log_n);
     let r = spec.first_layer() as usize;
     match spec.direction() {
         Direction::Forward => additive(

@@ -1,0 +1,189 @@
+//! Binary fields: the Cantor basis, GF(2^192) as a cubic extension running on
+//! the GF(2^64) path, and known answers.
+
+mod common;
+
+use common::*;
+use nttfuse::*;
+use quickcheck::QuickCheck;
+
+fn hex(values: &[u64]) -> Vec<Gf2_64> {
+    values.iter().map(|&v| Gf2_64::new(v)).collect()
+}
+
+#[test]
+fn cantor_basis_known_values() {
+    let basis = Gf2_64::cantor_basis(64);
+    assert_eq!(
+        basis[..4].iter().map(|v| v.bits()).collect::<Vec<_>>(),
+        [
+            0x1,
+            0x19c9369f278adc03,
+            0xb848d14948d52b97,
+            0xe5f0921e86ad769e
+        ]
+    );
+    for i in 1..64 {
+        assert_eq!(basis[i] * basis[i] + basis[i], basis[i - 1], "v_{i}");
+    }
+}
+
+#[test]
+fn cantor_basis_known_answer() {
+    let spec = Transform::<Gf2_64>::additive_ntt(3).basis(Basis::Cantor);
+    let input = hex(&[1, 2, 3, 4, 5, 6, 7, 8]);
+    let expected = hex(&[
+        0x1,
+        0x3,
+        0x54b6b742d13ec808,
+        0x54b6b742d13ec80e,
+        0x972c295230dc2092,
+        0x3e4147d792a1b082,
+        0xd36d3c41cb0aa233,
+        0x7a0052c46977322f,
+    ]);
+    assert_eq!(reference::evaluate(&spec, &input).unwrap(), expected);
+    for backend in [Backend::Scalar, Backend::Avx512] {
+        if let Ok(plan) = Planner::new().backend(backend).plan(&spec) {
+            let mut data = input.clone();
+            plan.execute(&mut data).unwrap();
+            assert_eq!(data, expected, "{}", backend.name());
+        }
+    }
+}
+
+#[test]
+fn cantor_transforms_equal_the_definition_and_invert() {
+    QuickCheck::new().tests(30).quickcheck(
+        (|seed: u64, log_n: u8, lanes: u8, rate: u8| {
+            let log_n = 1 + log_n as u32 % 9;
+            let lanes = 1 + lanes as usize % 9;
+            let rate = rate as u32 % log_n;
+            let shift = Gf2_64::new(seed.rotate_left(7));
+            let forward = Transform::<Gf2_64>::additive_encode(log_n, rate)
+                .basis(Basis::Cantor)
+                .shift(shift)
+                .lanes(lanes);
+            let input = Rng(seed).vec::<Gf2_64>(forward.input_len().unwrap());
+            let planner = planner(tiny(), 1);
+            let codeword = run(&planner, &forward, &input);
+            let ntt = Transform::<Gf2_64>::additive_ntt(log_n)
+                .basis(Basis::Cantor)
+                .lanes(lanes);
+            let intt = Transform::<Gf2_64>::additive_intt(log_n)
+                .basis(Basis::Cantor)
+                .lanes(lanes);
+            let x = Rng(seed ^ 5).vec::<Gf2_64>(ntt.input_len().unwrap());
+            codeword == reference::evaluate(&forward, &input).unwrap()
+                && run(&planner, &intt, &run(&planner, &ntt, &x)) == x
+        }) as fn(u64, u8, u8, u8) -> bool,
+    );
+}
+
+fn gf2_192(rng: &mut Rng) -> Gf2_192 {
+    Gf2_192::new(
+        Gf2_64::new(rng.next()),
+        Gf2_64::new(rng.next()),
+        Gf2_64::new(rng.next()),
+    )
+}
+
+#[test]
+fn gf2_192_is_a_field() {
+    QuickCheck::new().tests(300).quickcheck(
+        (|seed: u64| {
+            let mut rng = Rng(seed);
+            let (a, b, c) = (gf2_192(&mut rng), gf2_192(&mut rng), gf2_192(&mut rng));
+            a * b == b * a
+                && (a * b) * c == a * (b * c)
+                && a * (b + c) == a * b + a * c
+                && a * Gf2_192::ONE == a
+                && a.inverse().is_none_or(|i| i * a == Gf2_192::ONE)
+        }) as fn(u64) -> bool,
+    );
+    // y³ = y + 1.
+    let y = Gf2_192::new(Gf2_64::ZERO, Gf2_64::ONE, Gf2_64::ZERO);
+    assert_eq!(y * y * y, y + Gf2_192::ONE);
+}
+
+#[test]
+fn gf2_192_encode_runs_on_the_gf2_64_path_over_three_times_the_lanes() {
+    for (log_n, rate, lanes, basis) in [
+        (6u32, 1u32, 2usize, Basis::Standard),
+        (8, 4, 3, Basis::Cantor),
+        (5, 0, 1, Basis::Standard),
+    ] {
+        let mut rng = Rng(log_n as u64);
+        let ext = Transform::<Gf2_192>::additive_encode(log_n, rate)
+            .basis(basis)
+            .lanes(lanes);
+        let message: Vec<Gf2_192> = (0..ext.input_len().unwrap())
+            .map(|_| gf2_192(&mut rng))
+            .collect();
+        // The definition, evaluated with GF(2^192) arithmetic.
+        let expected = reference::evaluate(&ext, &message).unwrap();
+        // The GF(2^64) plan over 3 × lanes, on the same memory.
+        let base = Transform::<Gf2_64>::additive_encode(log_n, rate)
+            .basis(basis)
+            .lanes(3 * lanes);
+        for backend in [Backend::Scalar, Backend::Avx512] {
+            let Ok(plan) = Planner::new().backend(backend).budgets(tiny()).plan(&base) else {
+                continue;
+            };
+            let mut codeword = vec![Gf2_192::ZERO; expected.len()];
+            plan.execute_from(
+                Gf2_192::as_base_slice(&message),
+                Gf2_192::as_base_slice_mut(&mut codeword),
+            )
+            .unwrap();
+            assert_eq!(codeword, expected, "{}", backend.name());
+        }
+    }
+}
+
+/// Plonky3's p3-binary-dft `LchNtt` over `Poly64` computes the Cantor-basis
+/// transform: ours must equal it bit for bit, plain, batched and shifted.
+#[test]
+fn cantor_transforms_equal_plonky3_lch_ntt() {
+    use p3_binary_dft::{AdditiveNtt, LchNtt};
+    use p3_binary_field::Poly64;
+    use p3_matrix_09::dense::RowMajorMatrix;
+    let lch = LchNtt::<Poly64>::default();
+    for (log_n, lanes, seed) in [(3u32, 1usize, 1u64), (6, 3, 2), (10, 8, 3), (12, 5, 4)] {
+        let mut rng = Rng(seed);
+        let shift = Gf2_64::new(rng.next());
+        let values: Vec<u64> = (0..lanes << log_n).map(|_| rng.next()).collect();
+        let theirs_matrix =
+            || RowMajorMatrix::new(values.iter().map(|&v| Poly64::new(v)).collect(), lanes);
+        let bits =
+            |m: RowMajorMatrix<Poly64>| m.values.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
+        let ours = |spec: Transform<Gf2_64>| {
+            let input: Vec<Gf2_64> = values.iter().map(|&v| Gf2_64::new(v)).collect();
+            let out = run(&planner(tiny(), 2), &spec.lanes(lanes), &input);
+            out.iter().map(|x| x.bits()).collect::<Vec<u64>>()
+        };
+        let cantor = |t: Transform<Gf2_64>| t.basis(Basis::Cantor);
+        assert_eq!(
+            ours(cantor(Transform::additive_ntt(log_n))),
+            bits(lch.ntt_batch(theirs_matrix()))
+        );
+        assert_eq!(
+            ours(cantor(Transform::additive_intt(log_n))),
+            bits(lch.intt_batch(theirs_matrix()))
+        );
+        assert_eq!(
+            ours(cantor(Transform::additive_ntt(log_n)).shift(shift)),
+            bits(lch.shifted_ntt_batch(theirs_matrix(), Poly64::new(shift.bits())))
+        );
+        // Encode at rate 1/4 from coefficients = their padded NTT.
+        let message = RowMajorMatrix::new(values.iter().map(|&v| Poly64::new(v)).collect(), lanes);
+        let theirs = bits(lch.ntt_batch_borrowed(message.as_view(), 2));
+        let input: Vec<Gf2_64> = values.iter().map(|&v| Gf2_64::new(v)).collect();
+        let spec = cantor(Transform::additive_encode(log_n + 2, 2)).lanes(lanes);
+        let ours_encode: Vec<u64> = run(&planner(tiny(), 1), &spec, &input)
+            .iter()
+            .map(|x| x.bits())
+            .collect();
+        assert_eq!(ours_encode, theirs, "encode 2^{log_n} × {lanes}");
+    }
+}
