@@ -134,6 +134,26 @@ fn golden_lattice_plans_per_backend() {
         Transform::<MlDsa>::negacyclic_inverse(),
         zen5(),
     );
+    golden_on(
+        avx,
+        "gf2_64_encode_2e20x8_rate1_avx512",
+        Transform::<Gf2_64>::additive_encode(20, 1).lanes(8),
+        zen5(),
+    );
+    golden_on(
+        avx,
+        "gf2_64_encode_2e20x56_rate1_avx512",
+        Transform::<Gf2_64>::additive_encode(20, 1).lanes(56),
+        zen5(),
+    );
+    golden_on(
+        avx,
+        "gf2_192_encode_2e20x16_rate16_avx512",
+        Transform::<Gf2_64>::additive_encode(20, 4)
+            .basis(Basis::Cantor)
+            .lanes(3 * 16),
+        zen5(),
+    );
     let neon = Backend::Neon;
     golden_on(
         neon,
