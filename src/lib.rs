@@ -38,7 +38,8 @@ pub mod transform;
 pub use backend::{Backend, Kernels};
 pub use error::Error;
 pub use field::{
-    BabyBear, BinaryField, ExtensionOf, Field, Gf2_192, Gf2_64, MlDsa, MlKem, TwoAdicField,
+    BabyBear, BabyBear4, BinaryField, ExtensionOf, Field, Gf2_192, Gf2_64, Goldilocks, KoalaBear,
+    MlDsa, MlKem, TwoAdicField,
 };
 pub use plan::{Budgets, Cost, Group, Pass, PassKind, Plan, Planner, Step, Threads};
 pub use transform::{reference, Basis, ButterflyKind, Direction, Family, Order, Transform};
@@ -51,6 +52,8 @@ const _: () = {
     assert_send_sync::<Plan<Gf2_64>>();
     assert_send_sync::<Plan<MlDsa>>();
     assert_send_sync::<Plan<Gf2_192>>();
+    assert_send_sync::<Plan<KoalaBear>>();
+    assert_send_sync::<Plan<Goldilocks>>();
 };
 
 /// The README's examples run as doctests.

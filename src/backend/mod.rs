@@ -31,7 +31,7 @@ mod scalar;
 pub use memory::{bit_reverse_rows, bit_reverse_rows_from, StridedTiles, TileRows};
 
 use crate::error::Error;
-use crate::field::{BabyBear, Field, Gf2_192, Gf2_64, MlDsa, MlKem};
+use crate::field::{BabyBear4, Field, Gf2_192, Gf2_64, Goldilocks, MlDsa, MlKem, Monty31, MontyParams};
 use crate::transform::ButterflyKind;
 
 pub use lattice::{lazy_bounds, LazyBounds};
@@ -210,7 +210,12 @@ pub trait Kernels: Field {
     }
 }
 
-impl Kernels for BabyBear {}
+impl<P: MontyParams> Kernels for Monty31<P> {}
+impl Kernels for Goldilocks {}
+
+/// Extension data is best run through a `BabyBear` plan over 4 × the lanes
+/// (`ExtensionOf::as_base_slice_mut`); a `BabyBear4` plan uses the portable kernels.
+impl Kernels for BabyBear4 {}
 
 /// Extension data is best run through a `Gf2_64` plan over 3 × the lanes
 /// (`ExtensionOf::as_base_slice_mut`); a `Gf2_192` plan uses the portable kernels.

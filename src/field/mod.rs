@@ -13,8 +13,10 @@
 //! [`Field::Twiddle`] (a twiddle prepared once at plan time, e.g. in Montgomery
 //! form, so that the hot loop multiplies by it with one reduction).
 
-mod babybear;
+mod babybear4;
 mod cantor;
+mod goldilocks;
+mod monty31;
 mod gf2_192;
 mod gf2_64;
 mod lattice;
@@ -27,7 +29,9 @@ use core::ops::{Add, AddAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 use num_traits::{One, Zero};
 use typenum::Unsigned;
 
-pub use babybear::BabyBear;
+pub use babybear4::BabyBear4;
+pub use goldilocks::Goldilocks;
+pub use monty31::{BabyBear, BabyBearParams, KoalaBear, KoalaBearParams, Monty31, MontyParams};
 pub use cantor::{cantor_basis, solve_artin_schreier};
 pub use gf2_192::Gf2_192;
 pub use gf2_64::{clmul, Gf2_64};
@@ -189,7 +193,18 @@ macro_rules! impl_trivial_extension {
         }
     )*};
 }
-impl_trivial_extension!(MlKem, MlDsa, BabyBear, Gf2_64);
+impl_trivial_extension!(MlKem, MlDsa, Goldilocks, Gf2_64);
+
+// SAFETY: an element is one base element.
+unsafe impl<P: MontyParams> ExtensionOf<Monty31<P>> for Monty31<P> {
+    type Degree = typenum::U1;
+    fn coefficient(&self, _i: usize) -> Self {
+        *self
+    }
+    fn from_coefficients(mut f: impl FnMut(usize) -> Self) -> Self {
+        f(0)
+    }
+}
 
 /// Implements the operator traits of a field from `add`, `sub`, `mul`, `neg`
 /// inherent `const fn`s, plus `Zero`/`One`.

@@ -29,6 +29,8 @@ macro_rules! arbitrary_elems {
 arbitrary_elems!(MlKem, MlKem::from_u64);
 arbitrary_elems!(BabyBear, BabyBear::from_u64);
 arbitrary_elems!(MlDsa, MlDsa::from_u64);
+arbitrary_elems!(KoalaBear, KoalaBear::from_u64);
+arbitrary_elems!(Goldilocks, Goldilocks::from_u64);
 arbitrary_elems!(Gf2_64, Gf2_64::from_u64);
 
 fn axioms<F: Field>(Elems(a, b, c): Elems<F>) -> bool {
@@ -68,6 +70,36 @@ fn mlkem_satisfies_field_axioms() {
 #[test]
 fn mldsa_satisfies_field_axioms() {
     check_axioms::<MlDsa>();
+}
+
+#[test]
+fn koalabear_satisfies_field_axioms() {
+    check_axioms::<KoalaBear>();
+}
+
+#[test]
+fn goldilocks_satisfies_field_axioms() {
+    check_axioms::<Goldilocks>();
+    // Edge sums and products.
+    let m = Goldilocks::new(Goldilocks::MODULUS - 1);
+    assert_eq!(m + m, Goldilocks::new(Goldilocks::MODULUS - 2));
+    assert_eq!(m * m, Goldilocks::ONE);
+    assert_eq!(Goldilocks::reduce128(u128::MAX).to_canonical_u64(), (u128::MAX % Goldilocks::MODULUS as u128) as u64);
+}
+
+#[test]
+fn babybear4_is_a_field() {
+    QuickCheck::new().tests(500).quickcheck((|x: u64, y: u64, z: u64| {
+        let e = |v: u64| BabyBear4([v, v >> 7, v >> 13, v >> 29].map(BabyBear::from_u64));
+        let (a, b, c) = (e(x), e(y), e(z));
+        a * b == b * a
+            && (a * b) * c == a * (b * c)
+            && a * (b + c) == a * b + a * c
+            && a.inverse().is_none_or(|i| i * a == BabyBear4::ONE)
+    }) as fn(u64, u64, u64) -> bool);
+    // x⁴ = 11.
+    let x = BabyBear4([BabyBear::ZERO, BabyBear::ONE, BabyBear::ZERO, BabyBear::ZERO]);
+    assert_eq!(x * x * x * x, BabyBear4::from_base(BabyBear::new(11)));
 }
 
 #[test]
@@ -150,6 +182,8 @@ fn roots_of_unity_have_exact_order() {
     check_roots::<MlKem>();
     check_roots::<BabyBear>();
     check_roots::<MlDsa>();
+    check_roots::<KoalaBear>();
+    check_roots::<Goldilocks>();
     let base = MlDsa::new(10).pow((mldsa::Q as u64 - 1) >> 13);
     assert_eq!(MlDsa::two_adic_generator(13), Some(base.pow(181)));
     assert_eq!(MlKem::two_adic_generator(8), Some(MlKem::new(17)));
@@ -171,6 +205,21 @@ fn babybear_roots_match_plonky3() {
         BabyBear::two_adic_generator(27).unwrap().to_canonical_u64(),
         0x1a427a41
     );
+}
+
+#[test]
+fn koalabear_and_goldilocks_roots_match_plonky3() {
+    use p3_field::{PrimeField32, PrimeField64, TwoAdicField as P3TwoAdic};
+    for bits in 0..=24 {
+        let ours = KoalaBear::two_adic_generator(bits).unwrap();
+        let theirs = p3_koala_bear::KoalaBear::two_adic_generator(bits);
+        assert_eq!(ours.to_canonical_u64(), theirs.as_canonical_u32() as u64, "KoalaBear 2^{bits}");
+    }
+    for bits in 0..=32 {
+        let ours = Goldilocks::two_adic_generator(bits).unwrap();
+        let theirs = p3_goldilocks::Goldilocks::two_adic_generator(bits);
+        assert_eq!(ours.to_canonical_u64(), theirs.as_canonical_u64(), "Goldilocks 2^{bits}");
+    }
 }
 
 #[test]

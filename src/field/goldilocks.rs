@@ -1,0 +1,169 @@
+//! `Goldilocks`: p = 2^64 − 2^32 + 1, two-adicity 32.
+//!
+//! Elements store the canonical value in a `u64`. A 128-bit product
+//! `lo + 2^64·(hi_lo + 2^32·hi_hi)` reduces with 2^64 ≡ 2^32 − 1 and
+//! 2^96 ≡ −1: `lo − hi_hi + hi_lo·(2^32 − 1)`, then one conditional
+//! subtraction. Roots of unity are Plonky3 0.8.0's.
+
+use super::{Field, TwoAdicField};
+
+const P: u64 = 0xffff_ffff_0000_0001;
+/// 2^32 − 1 = 2^64 mod p.
+const EPSILON: u64 = 0xffff_ffff;
+
+/// An element of the Goldilocks field.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[repr(transparent)]
+pub struct Goldilocks(u64);
+
+impl Goldilocks {
+    /// The prime p.
+    pub const MODULUS: u64 = P;
+    /// 0.
+    pub const ZERO: Self = Self(0);
+    /// 1.
+    pub const ONE: Self = Self(1);
+
+    /// The element with canonical value `x mod p`.
+    #[inline]
+    pub const fn new(x: u64) -> Self {
+        Self(if x >= P { x - P } else { x })
+    }
+
+    /// The canonical value.
+    #[inline(always)]
+    pub const fn value(self) -> u64 {
+        self.0
+    }
+
+    /// `x mod p` for a 128-bit x.
+    #[inline(always)]
+    pub const fn reduce128(x: u128) -> Self {
+        let lo = x as u64;
+        let hi = (x >> 64) as u64;
+        let hi_hi = hi >> 32;
+        let hi_lo = hi & EPSILON;
+        // lo − hi_hi (mod p): on borrow, subtract EPSILON (adding 2^64 − p... ≡ −2^32+1).
+        let (t0, borrow) = lo.overflowing_sub(hi_hi);
+        let t0 = if borrow { t0.wrapping_sub(EPSILON) } else { t0 };
+        let t1 = hi_lo * EPSILON;
+        let (t2, carry) = t0.overflowing_add(t1);
+        let t2 = if carry { t2.wrapping_add(EPSILON) } else { t2 };
+        Self::new(t2)
+    }
+}
+
+impl core::ops::Add for Goldilocks {
+    type Output = Self;
+    #[inline(always)]
+    fn add(self, rhs: Self) -> Self {
+        let (s, carry) = self.0.overflowing_add(rhs.0);
+        // On carry the true sum is s + 2^64 ≡ s + EPSILON (< p since s < p − 2^32... as both < p).
+        let s = if carry { s.wrapping_add(EPSILON) } else { s };
+        Self::new(s)
+    }
+}
+
+impl core::ops::Sub for Goldilocks {
+    type Output = Self;
+    #[inline(always)]
+    fn sub(self, rhs: Self) -> Self {
+        let (d, borrow) = self.0.overflowing_sub(rhs.0);
+        Self(if borrow { d.wrapping_add(P) } else { d })
+    }
+}
+
+impl core::ops::Mul for Goldilocks {
+    type Output = Self;
+    #[inline(always)]
+    fn mul(self, rhs: Self) -> Self {
+        Self::reduce128(self.0 as u128 * rhs.0 as u128)
+    }
+}
+
+impl core::ops::Neg for Goldilocks {
+    type Output = Self;
+    fn neg(self) -> Self {
+        Self::ZERO - self
+    }
+}
+impl core::ops::AddAssign for Goldilocks {
+    fn add_assign(&mut self, rhs: Self) {
+        *self = *self + rhs;
+    }
+}
+impl core::ops::SubAssign for Goldilocks {
+    fn sub_assign(&mut self, rhs: Self) {
+        *self = *self - rhs;
+    }
+}
+impl core::ops::MulAssign for Goldilocks {
+    fn mul_assign(&mut self, rhs: Self) {
+        *self = *self * rhs;
+    }
+}
+impl num_traits::Zero for Goldilocks {
+    fn zero() -> Self {
+        Self::ZERO
+    }
+    fn is_zero(&self) -> bool {
+        self.0 == 0
+    }
+}
+impl num_traits::One for Goldilocks {
+    fn one() -> Self {
+        Self::ONE
+    }
+}
+
+impl core::fmt::Debug for Goldilocks {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl core::fmt::Display for Goldilocks {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl Field for Goldilocks {
+    const NAME: &'static str = "Goldilocks";
+    type Twiddle = Self;
+
+    fn prepare_twiddle(w: Self) -> Self {
+        w
+    }
+
+    fn mul_twiddle(self, w: Self) -> Self {
+        self * w
+    }
+
+    fn from_u64(x: u64) -> Self {
+        Self::new(x)
+    }
+
+    fn to_canonical_u64(self) -> u64 {
+        self.0
+    }
+
+    fn inverse(self) -> Option<Self> {
+        (self.0 != 0).then(|| self.pow(P - 2))
+    }
+}
+
+impl TwoAdicField for Goldilocks {
+    const TWO_ADICITY: usize = 32;
+
+    /// 7, as Plonky3's `Goldilocks::GENERATOR`.
+    fn multiplicative_generator() -> Self {
+        Self(7)
+    }
+
+    /// Plonky3 0.8.0's `TWO_ADIC_GENERATORS[32]` = 0x185629dcda58878c and its
+    /// repeated squares.
+    fn two_adic_generator(bits: usize) -> Option<Self> {
+        (bits <= 32).then(|| Self(0x1856_29dc_da58_878c).pow(1 << (32 - bits)))
+    }
+}

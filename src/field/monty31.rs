@@ -1,0 +1,236 @@
+//! 31-bit prime fields in Montgomery form (R = 2^32): BabyBear, KoalaBear.
+//!
+//! Elements store `x·2^32 mod p` in a `u32`, the representation Plonky3 0.8.0
+//! uses, so slices of either crate's elements hold the same bits. A field is
+//! its parameters ([`MontyParams`]); arithmetic, kernels and tests are shared
+//! (a new 31-bit field is a new parameter block, not a new kernel).
+
+use super::{Field, TwoAdicField};
+use core::marker::PhantomData;
+
+/// The constants of a 31-bit Montgomery field.
+pub trait MontyParams: Copy + Clone + Default + Eq + core::hash::Hash + Send + Sync + core::fmt::Debug + 'static {
+    /// The name plans print.
+    const NAME: &'static str;
+    /// The prime, < 2^31.
+    const PRIME: u32;
+    /// The largest k with 2^k | p − 1.
+    const TWO_ADICITY: usize;
+    /// The canonical value of Plonky3 0.8.0's primitive 2^TWO_ADICITY-th root
+    /// of unity; smaller roots are its repeated squares.
+    const TWO_ADIC_ROOT: u32;
+    /// A generator of the multiplicative group (Plonky3's `GENERATOR`).
+    const GENERATOR: u32;
+}
+
+/// BabyBear: p = 2^31 − 2^27 + 1, two-adicity 27.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct BabyBearParams;
+impl MontyParams for BabyBearParams {
+    const NAME: &'static str = "BabyBear";
+    const PRIME: u32 = 0x7800_0001;
+    const TWO_ADICITY: usize = 27;
+    /// 0x1a427a41 = 31^((p−1)/2^27).
+    const TWO_ADIC_ROOT: u32 = 0x1a42_7a41;
+    const GENERATOR: u32 = 31;
+}
+
+/// KoalaBear: p = 2^31 − 2^24 + 1, two-adicity 24.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct KoalaBearParams;
+impl MontyParams for KoalaBearParams {
+    const NAME: &'static str = "KoalaBear";
+    const PRIME: u32 = 0x7f00_0001;
+    const TWO_ADICITY: usize = 24;
+    /// Plonky3 0.8.0's `TWO_ADIC_GENERATORS[24]`.
+    const TWO_ADIC_ROOT: u32 = 0x6ac4_9f88;
+    const GENERATOR: u32 = 3;
+}
+
+/// An element of the 31-bit Montgomery field with parameters `P`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[repr(transparent)]
+pub struct Monty31<P: MontyParams> {
+    value: u32,
+    _params: PhantomData<P>,
+}
+
+/// BabyBear, p = 2^31 − 2^27 + 1 (Plonky3's `BabyBear`, same bits).
+pub type BabyBear = Monty31<BabyBearParams>;
+/// KoalaBear, p = 2^31 − 2^24 + 1 (Plonky3's `KoalaBear`, same bits).
+pub type KoalaBear = Monty31<KoalaBearParams>;
+
+impl<P: MontyParams> Monty31<P> {
+    /// The prime p.
+    pub const MODULUS: u64 = P::PRIME as u64;
+    /// p⁻¹ mod 2^32 (Newton iteration: each step doubles the correct low bits).
+    pub const P_INV: u32 = {
+        let mut inv: u32 = 1;
+        let mut i = 0;
+        while i < 5 {
+            inv = inv.wrapping_mul(2u32.wrapping_sub(P::PRIME.wrapping_mul(inv)));
+            i += 1;
+        }
+        inv
+    };
+    /// 2^64 mod p: `monty_reduce(x · R2) = x·2^32 mod p`.
+    const R2: u64 = ((1u128 << 64) % P::PRIME as u128) as u64;
+    /// 0.
+    pub const ZERO: Self = Self::from_raw(0);
+    /// 1 (2^32 mod p in Montgomery form).
+    pub const ONE: Self = Self::from_raw(((1u64 << 32) % P::PRIME as u64) as u32);
+
+    const fn from_raw(value: u32) -> Self {
+        Self {
+            value,
+            _params: PhantomData,
+        }
+    }
+
+    /// `x · 2^−32 mod p` for `x < p · 2^32`, result in `[0, p)`, branch-free.
+    #[inline(always)]
+    pub const fn monty_reduce(x: u64) -> u32 {
+        let m = (x as u32).wrapping_mul(Self::P_INV);
+        let u = m as u64 * P::PRIME as u64;
+        let (d, borrow) = x.overflowing_sub(u);
+        let hi = (d >> 32) as u32;
+        hi.wrapping_add(P::PRIME & (borrow as u32).wrapping_neg())
+    }
+
+    /// The element with canonical value `x mod p`.
+    #[inline]
+    pub const fn new(x: u32) -> Self {
+        Self::from_raw(Self::monty_reduce((x % P::PRIME) as u64 * Self::R2))
+    }
+
+    /// The raw Montgomery-form word (`x·2^32 mod p`), as Plonky3 stores it.
+    #[inline(always)]
+    pub const fn to_monty(self) -> u32 {
+        self.value
+    }
+
+    /// The element whose Montgomery-form word is `m`, `None` unless `m < p`.
+    #[inline]
+    pub const fn from_monty(m: u32) -> Option<Self> {
+        if m < P::PRIME {
+            Some(Self::from_raw(m))
+        } else {
+            None
+        }
+    }
+}
+
+impl<P: MontyParams> core::ops::Add for Monty31<P> {
+    type Output = Self;
+    #[inline(always)]
+    fn add(self, rhs: Self) -> Self {
+        let s = self.value + rhs.value; // < 2p < 2^32
+        let (d, borrow) = s.overflowing_sub(P::PRIME);
+        Self::from_raw(d.wrapping_add(P::PRIME & (borrow as u32).wrapping_neg()))
+    }
+}
+
+impl<P: MontyParams> core::ops::Sub for Monty31<P> {
+    type Output = Self;
+    #[inline(always)]
+    fn sub(self, rhs: Self) -> Self {
+        let (d, borrow) = self.value.overflowing_sub(rhs.value);
+        Self::from_raw(d.wrapping_add(P::PRIME & (borrow as u32).wrapping_neg()))
+    }
+}
+
+impl<P: MontyParams> core::ops::Mul for Monty31<P> {
+    type Output = Self;
+    #[inline(always)]
+    fn mul(self, rhs: Self) -> Self {
+        Self::from_raw(Self::monty_reduce(self.value as u64 * rhs.value as u64))
+    }
+}
+
+impl<P: MontyParams> core::ops::Neg for Monty31<P> {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        Self::ZERO - self
+    }
+}
+
+impl<P: MontyParams> core::ops::AddAssign for Monty31<P> {
+    fn add_assign(&mut self, rhs: Self) {
+        *self = *self + rhs;
+    }
+}
+impl<P: MontyParams> core::ops::SubAssign for Monty31<P> {
+    fn sub_assign(&mut self, rhs: Self) {
+        *self = *self - rhs;
+    }
+}
+impl<P: MontyParams> core::ops::MulAssign for Monty31<P> {
+    fn mul_assign(&mut self, rhs: Self) {
+        *self = *self * rhs;
+    }
+}
+impl<P: MontyParams> num_traits::Zero for Monty31<P> {
+    fn zero() -> Self {
+        Self::ZERO
+    }
+    fn is_zero(&self) -> bool {
+        self.value == 0
+    }
+}
+impl<P: MontyParams> num_traits::One for Monty31<P> {
+    fn one() -> Self {
+        Self::ONE
+    }
+}
+
+impl<P: MontyParams> core::fmt::Debug for Monty31<P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}", self.to_canonical_u64())
+    }
+}
+
+impl<P: MontyParams> core::fmt::Display for Monty31<P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}", self.to_canonical_u64())
+    }
+}
+
+impl<P: MontyParams> Field for Monty31<P> {
+    const NAME: &'static str = P::NAME;
+    type Twiddle = Self;
+
+    #[inline(always)]
+    fn prepare_twiddle(w: Self) -> Self {
+        w
+    }
+
+    #[inline(always)]
+    fn mul_twiddle(self, w: Self) -> Self {
+        self * w
+    }
+
+    fn from_u64(x: u64) -> Self {
+        Self::new((x % P::PRIME as u64) as u32)
+    }
+
+    fn to_canonical_u64(self) -> u64 {
+        Self::monty_reduce(self.value as u64) as u64
+    }
+
+    fn inverse(self) -> Option<Self> {
+        (self.value != 0).then(|| self.pow(P::PRIME as u64 - 2))
+    }
+}
+
+impl<P: MontyParams> TwoAdicField for Monty31<P> {
+    const TWO_ADICITY: usize = P::TWO_ADICITY;
+
+    fn multiplicative_generator() -> Self {
+        Self::new(P::GENERATOR)
+    }
+
+    fn two_adic_generator(bits: usize) -> Option<Self> {
+        (bits <= P::TWO_ADICITY).then(|| Self::new(P::TWO_ADIC_ROOT).pow(1 << (P::TWO_ADICITY - bits)))
+    }
+}
