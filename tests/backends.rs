@@ -74,6 +74,23 @@ fn gf2_64_backends_agree_bit_for_bit() {
 }
 
 #[test]
+fn monty31_backends_agree_bit_for_bit() {
+    QuickCheck::new().tests(60).quickcheck(
+        (|s: Shape| {
+            let order = if s.seed % 2 == 0 {
+                Order::Natural
+            } else {
+                Order::BitReversed
+            };
+            agree(&s, Transform::<BabyBear>::dft(s.log_n).order(order))
+                && agree(&s, Transform::<BabyBear>::idft(s.log_n).order(order))
+                && agree(&s, Transform::<KoalaBear>::dft(s.log_n))
+                && agree(&s, Transform::<KoalaBear>::idft(s.log_n).order(order))
+        }) as fn(Shape) -> bool,
+    );
+}
+
+#[test]
 fn gf2_64_simd_matches_the_definition() {
     for backend in simd_backends::<Gf2_64>() {
         for (log_n, lanes, rate) in [(6u32, 8usize, 1u32), (7, 3, 2), (5, 56, 0)] {

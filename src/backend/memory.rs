@@ -189,15 +189,41 @@ impl<F: Copy> TileRows<'_, F> {
 }
 
 /// Permutes the rows of `data` (2^log_rows rows × `width`) into bit-reversed
-/// order, in place.
-pub fn bit_reverse_rows<F: Copy>(data: &mut [F], width: usize, log_rows: usize) {
-    for i in 0..1usize << log_rows {
+/// order, in place, on the rayon pool if `parallel`.
+pub fn bit_reverse_rows<F: Copy + Send + Sync>(
+    data: &mut [F],
+    width: usize,
+    log_rows: usize,
+    parallel: bool,
+) {
+    let rows = 1usize << log_rows;
+    assert_eq!(data.len(), rows * width, "data is 2^log_rows rows");
+    if !parallel {
+        for i in 0..rows {
+            let j = bit_reverse(i, log_rows);
+            if i < j {
+                let (lo, hi) = data.split_at_mut(j * width);
+                lo[i * width..(i + 1) * width].swap_with_slice(&mut hi[..width]);
+            }
+        }
+        return;
+    }
+    let ptr = SharedPtr(data.as_mut_ptr());
+    (0..rows).into_par_iter().with_min_len(64).for_each(|i| {
         let j = bit_reverse(i, log_rows);
         if i < j {
-            let (lo, hi) = data.split_at_mut(j * width);
-            lo[i * width..(i + 1) * width].swap_with_slice(&mut hi[..width]);
+            let ptr = ptr;
+            // SAFETY: rows i and j = BitRev(i) are in bounds (checked length);
+            // bit reversal pairs every row with exactly one partner, and only
+            // the smaller index of a pair swaps it, so no row is reached from
+            // two iterations, and the two rows of a pair are distinct (i < j).
+            unsafe {
+                let a = core::slice::from_raw_parts_mut(ptr.0.add(i * width), width);
+                let b = core::slice::from_raw_parts_mut(ptr.0.add(j * width), width);
+                a.swap_with_slice(b);
+            }
         }
-    }
+    });
 }
 
 /// `out[row k] = source[row BitRev(k)]`, parallel over rows when `parallel`.

@@ -31,7 +31,9 @@ mod scalar;
 pub use memory::{bit_reverse_rows, bit_reverse_rows_from, StridedTiles, TileRows};
 
 use crate::error::Error;
-use crate::field::{BabyBear4, Field, Gf2_192, Gf2_64, Goldilocks, MlDsa, MlKem, Monty31, MontyParams};
+use crate::field::{
+    BabyBear4, Field, Gf2_192, Gf2_64, Goldilocks, MlDsa, MlKem, Monty31, MontyParams,
+};
 use crate::transform::ButterflyKind;
 
 pub use lattice::{lazy_bounds, LazyBounds};
@@ -210,7 +212,41 @@ pub trait Kernels: Field {
     }
 }
 
-impl<P: MontyParams> Kernels for Monty31<P> {}
+impl<P: MontyParams> Kernels for Monty31<P> {
+    fn has_kernels(backend: Backend) -> bool {
+        match backend {
+            Backend::Scalar => true,
+            // The packed kernel is compiled with VPCLMULQDQ among its features.
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512 => std::arch::is_x86_feature_detected!("vpclmulqdq"),
+            _ => false,
+        }
+    }
+    fn register_values(backend: Backend) -> usize {
+        match backend {
+            // 8 data registers + 7 broadcast twiddle pairs + temporaries.
+            Backend::Avx512 => 8,
+            _ => backend.register_values(),
+        }
+    }
+    fn kernel_name(backend: Backend, _whole_block: bool) -> &'static str {
+        match backend {
+            Backend::Avx512 => "avx512 Montgomery",
+            _ => "portable",
+        }
+    }
+    fn run_group(backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
+        match backend {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: plans use Backend::Avx512 for this field only after
+            // `Backend::check` found AVX-512 F/BW/VL/DQ and VPCLMULQDQ.
+            Backend::Avx512 => unsafe {
+                avx512::packed::run_group::<avx512::packed::PackedMonty31<P>>(buf, group)
+            },
+            _ => scalar::run_group(buf, group),
+        }
+    }
+}
 impl Kernels for Goldilocks {}
 
 /// Extension data is best run through a `BabyBear` plan over 4 × the lanes

@@ -17,7 +17,12 @@ impl BabyBear4 {
     /// 0.
     pub const ZERO: Self = Self([BabyBear::ZERO; 4]);
     /// 1.
-    pub const ONE: Self = Self([BabyBear::ONE, BabyBear::ZERO, BabyBear::ZERO, BabyBear::ZERO]);
+    pub const ONE: Self = Self([
+        BabyBear::ONE,
+        BabyBear::ZERO,
+        BabyBear::ZERO,
+        BabyBear::ZERO,
+    ]);
 
     /// (c0 + c1·y) · (d0 + d1·y)⁻¹-style helpers live in `inverse`.
     fn w() -> BabyBear {
@@ -144,7 +149,12 @@ impl TwoAdicField for BabyBear4 {
 
     /// x + 8, Plonky3's `EXT_GENERATOR`.
     fn multiplicative_generator() -> Self {
-        Self([BabyBear::new(8), BabyBear::ONE, BabyBear::ZERO, BabyBear::ZERO])
+        Self([
+            BabyBear::new(8),
+            BabyBear::ONE,
+            BabyBear::ZERO,
+            BabyBear::ZERO,
+        ])
     }
 
     fn two_adic_generator(bits: usize) -> Option<Self> {

@@ -15,13 +15,13 @@
 
 mod babybear4;
 mod cantor;
-mod goldilocks;
-mod monty31;
 mod gf2_192;
 mod gf2_64;
+mod goldilocks;
 mod lattice;
 pub(crate) mod mldsa;
 pub(crate) mod mlkem;
+mod monty31;
 
 use core::fmt::Debug;
 use core::hash::Hash;
@@ -30,14 +30,14 @@ use num_traits::{One, Zero};
 use typenum::Unsigned;
 
 pub use babybear4::BabyBear4;
-pub use goldilocks::Goldilocks;
-pub use monty31::{BabyBear, BabyBearParams, KoalaBear, KoalaBearParams, Monty31, MontyParams};
 pub use cantor::{cantor_basis, solve_artin_schreier};
 pub use gf2_192::Gf2_192;
 pub use gf2_64::{clmul, Gf2_64};
+pub use goldilocks::Goldilocks;
 pub(crate) use lattice::LatticeField;
 pub use mldsa::MlDsa;
 pub use mlkem::MlKem;
+pub use monty31::{BabyBear, BabyBearParams, KoalaBear, KoalaBearParams, Monty31, MontyParams};
 
 /// A finite field element, stored as one fixed-size value.
 ///

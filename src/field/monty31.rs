@@ -9,7 +9,9 @@ use super::{Field, TwoAdicField};
 use core::marker::PhantomData;
 
 /// The constants of a 31-bit Montgomery field.
-pub trait MontyParams: Copy + Clone + Default + Eq + core::hash::Hash + Send + Sync + core::fmt::Debug + 'static {
+pub trait MontyParams:
+    Copy + Clone + Default + Eq + core::hash::Hash + Send + Sync + core::fmt::Debug + 'static
+{
     /// The name plans print.
     const NAME: &'static str;
     /// The prime, < 2^31.
@@ -231,6 +233,7 @@ impl<P: MontyParams> TwoAdicField for Monty31<P> {
     }
 
     fn two_adic_generator(bits: usize) -> Option<Self> {
-        (bits <= P::TWO_ADICITY).then(|| Self::new(P::TWO_ADIC_ROOT).pow(1 << (P::TWO_ADICITY - bits)))
+        (bits <= P::TWO_ADICITY)
+            .then(|| Self::new(P::TWO_ADIC_ROOT).pow(1 << (P::TWO_ADICITY - bits)))
     }
 }

@@ -84,21 +84,31 @@ fn goldilocks_satisfies_field_axioms() {
     let m = Goldilocks::new(Goldilocks::MODULUS - 1);
     assert_eq!(m + m, Goldilocks::new(Goldilocks::MODULUS - 2));
     assert_eq!(m * m, Goldilocks::ONE);
-    assert_eq!(Goldilocks::reduce128(u128::MAX).to_canonical_u64(), (u128::MAX % Goldilocks::MODULUS as u128) as u64);
+    assert_eq!(
+        Goldilocks::reduce128(u128::MAX).to_canonical_u64(),
+        (u128::MAX % Goldilocks::MODULUS as u128) as u64
+    );
 }
 
 #[test]
 fn babybear4_is_a_field() {
-    QuickCheck::new().tests(500).quickcheck((|x: u64, y: u64, z: u64| {
-        let e = |v: u64| BabyBear4([v, v >> 7, v >> 13, v >> 29].map(BabyBear::from_u64));
-        let (a, b, c) = (e(x), e(y), e(z));
-        a * b == b * a
-            && (a * b) * c == a * (b * c)
-            && a * (b + c) == a * b + a * c
-            && a.inverse().is_none_or(|i| i * a == BabyBear4::ONE)
-    }) as fn(u64, u64, u64) -> bool);
+    QuickCheck::new().tests(500).quickcheck(
+        (|x: u64, y: u64, z: u64| {
+            let e = |v: u64| BabyBear4([v, v >> 7, v >> 13, v >> 29].map(BabyBear::from_u64));
+            let (a, b, c) = (e(x), e(y), e(z));
+            a * b == b * a
+                && (a * b) * c == a * (b * c)
+                && a * (b + c) == a * b + a * c
+                && a.inverse().is_none_or(|i| i * a == BabyBear4::ONE)
+        }) as fn(u64, u64, u64) -> bool,
+    );
     // x⁴ = 11.
-    let x = BabyBear4([BabyBear::ZERO, BabyBear::ONE, BabyBear::ZERO, BabyBear::ZERO]);
+    let x = BabyBear4([
+        BabyBear::ZERO,
+        BabyBear::ONE,
+        BabyBear::ZERO,
+        BabyBear::ZERO,
+    ]);
     assert_eq!(x * x * x * x, BabyBear4::from_base(BabyBear::new(11)));
 }
 
@@ -213,12 +223,20 @@ fn koalabear_and_goldilocks_roots_match_plonky3() {
     for bits in 0..=24 {
         let ours = KoalaBear::two_adic_generator(bits).unwrap();
         let theirs = p3_koala_bear::KoalaBear::two_adic_generator(bits);
-        assert_eq!(ours.to_canonical_u64(), theirs.as_canonical_u32() as u64, "KoalaBear 2^{bits}");
+        assert_eq!(
+            ours.to_canonical_u64(),
+            theirs.as_canonical_u32() as u64,
+            "KoalaBear 2^{bits}"
+        );
     }
     for bits in 0..=32 {
         let ours = Goldilocks::two_adic_generator(bits).unwrap();
         let theirs = p3_goldilocks::Goldilocks::two_adic_generator(bits);
-        assert_eq!(ours.to_canonical_u64(), theirs.as_canonical_u64(), "Goldilocks 2^{bits}");
+        assert_eq!(
+            ours.to_canonical_u64(),
+            theirs.as_canonical_u64(),
+            "Goldilocks 2^{bits}"
+        );
     }
 }
 

@@ -123,7 +123,9 @@ impl<F: Kernels> Plan<F> {
         let parallel = threads && self.cost.data_bytes >= 1 << 16;
         let items = data.chunks_exact_mut(self.item_len());
         match source {
-            Source::InPlace => items.for_each(|item| bit_reverse_rows(item, lanes, log_n)),
+            Source::InPlace => {
+                items.for_each(|item| bit_reverse_rows(item, lanes, log_n, parallel))
+            }
             Source::Buffer(input) => items
                 .zip(input.chunks_exact(self.item_len()))
                 .for_each(|(item, src)| bit_reverse_rows_from(src, item, lanes, log_n, parallel)),
