@@ -162,14 +162,19 @@ fn order_on_a_fixed_order_transform() {
 
 #[test]
 fn forced_backend_the_cpu_or_field_lacks() {
+    // Goldilocks has no SIMD kernels on any backend yet: refused whatever the CPU.
     for backend in [Backend::Avx512, Backend::Neon] {
         let err = Planner::new()
             .backend(backend)
-            .plan(&Transform::<BabyBear>::dft(4))
+            .plan(&Transform::<Goldilocks>::dft(4))
             .unwrap_err();
         assert!(matches!(err, Error::BackendUnavailable { .. }), "{err}");
         assert!(err.to_string().contains(backend.name()));
     }
+    // A backend this CPU lacks is refused for every field.
+    let foreign = if cfg!(target_arch = "x86_64") { Backend::Neon } else { Backend::Avx512 };
+    let err = Planner::new().backend(foreign).plan(&Transform::<MlKem>::negacyclic_forward()).unwrap_err();
+    assert!(err.to_string().contains("CPU lacks"), "{err}");
     assert!(Planner::new()
         .backend(Backend::Scalar)
         .plan(&Transform::<BabyBear>::dft(4))
