@@ -172,8 +172,15 @@ fn forced_backend_the_cpu_or_field_lacks() {
         assert!(err.to_string().contains(backend.name()));
     }
     // A backend this CPU lacks is refused for every field.
-    let foreign = if cfg!(target_arch = "x86_64") { Backend::Neon } else { Backend::Avx512 };
-    let err = Planner::new().backend(foreign).plan(&Transform::<MlKem>::negacyclic_forward()).unwrap_err();
+    let foreign = if cfg!(target_arch = "x86_64") {
+        Backend::Neon
+    } else {
+        Backend::Avx512
+    };
+    let err = Planner::new()
+        .backend(foreign)
+        .plan(&Transform::<MlKem>::negacyclic_forward())
+        .unwrap_err();
     assert!(err.to_string().contains("CPU lacks"), "{err}");
     assert!(Planner::new()
         .backend(Backend::Scalar)

@@ -168,6 +168,21 @@ impl<F: Field> Transform<F> {
         self
     }
 
+    /// Evaluates on a coset: `shift + span(basis)` for additive transforms,
+    /// `shift · ⟨ω⟩` for cyclic ones. The shift lives in the twiddles (each
+    /// layer's twiddles are scaled by a power of it), so a coset transform
+    /// costs what a plain one does. Negacyclic transforms have no coset form.
+    pub fn shift(mut self, shift: F) -> Self {
+        if self.family == Family::Negacyclic {
+            self.unsupported = Some("a coset shift on a negacyclic transform");
+        }
+        if self.family == Family::Cyclic && shift == F::zero() {
+            self.unsupported = Some("a zero coset shift on a cyclic transform");
+        }
+        self.shift = shift;
+        self
+    }
+
     /// The family.
     pub fn family(&self) -> Family {
         self.family
@@ -213,7 +228,8 @@ impl<F: Field> Transform<F> {
     pub fn domain_basis(&self) -> Basis {
         self.basis
     }
-    /// The coset shift of an additive transform (zero: the subspace itself).
+    /// The coset shift: the domain is `shift + span(basis)` for additive
+    /// transforms (default zero) and `shift · ⟨ω⟩` for cyclic ones (default one).
     pub fn coset_shift(&self) -> F {
         self.shift
     }
@@ -313,7 +329,25 @@ impl<F: Field> Transform<F> {
             Direction::Inverse => "inverse",
         };
         let what = match self.family {
-            Family::Cyclic => format!("DFT {dir}, n = 2^{}", self.log_n),
+            Family::Cyclic if self.encode => format!(
+                "DFT encode, n = 2^{}, blowup 2^{}{}",
+                self.log_n,
+                self.first_layer,
+                if self.shift == F::one() {
+                    String::new()
+                } else {
+                    format!(", coset shift {:?}", self.shift)
+                }
+            ),
+            Family::Cyclic => format!(
+                "DFT {dir}, n = 2^{}{}",
+                self.log_n,
+                if self.shift == F::one() {
+                    String::new()
+                } else {
+                    format!(", coset shift {:?}", self.shift)
+                }
+            ),
             Family::Negacyclic => format!(
                 "negacyclic NTT {dir}, n = 2^{}, layers 1-{}",
                 self.log_n,
@@ -368,6 +402,7 @@ impl<F: TwoAdicField> Transform<F> {
             F::TWO_ADICITY as u32,
         );
         t.order_settable = true;
+        t.shift = F::one();
         t.twiddles_fn = multiplicative::cyclic_twiddles::<F>;
         t.reference_fn = reference::cyclic_column::<F>;
         t
@@ -378,6 +413,29 @@ impl<F: TwoAdicField> Transform<F> {
         let mut t = Self::dft(log_n);
         t.direction = Direction::Inverse;
         t.scale_fn = multiplicative::inverse_scale::<F>;
+        t
+    }
+
+    /// Coset DFT: `out[k] = Σ_j a_j (shift·ω^k)^j`, the evaluations on
+    /// `shift · ⟨ω⟩` (Plonky3's `coset_dft_batch`).
+    pub fn coset_dft(log_n: u32, shift: F) -> Self {
+        Self::dft(log_n).shift(shift)
+    }
+
+    /// Inverse coset DFT: coefficients from evaluations on `shift · ⟨ω⟩`.
+    pub fn coset_idft(log_n: u32, shift: F) -> Self {
+        Self::idft(log_n).shift(shift)
+    }
+
+    /// Reed–Solomon encode over a coset: the input is the 2^(log_n −
+    /// log_blowup) coefficients of each column (the rest zero), the output
+    /// their evaluations on `shift · ⟨ω_(2^log_n)⟩`. The first log_blowup
+    /// layers of the zero-padded transform only copy, so they are not run:
+    /// the first pass reads the message for every replica block.
+    pub fn dft_encode(log_n: u32, log_blowup: u32, shift: F) -> Self {
+        let mut t = Self::dft(log_n).shift(shift);
+        t.first_layer = log_blowup;
+        t.encode = true;
         t
     }
 
@@ -491,12 +549,6 @@ impl<F: BinaryField> Transform<F> {
     /// Chooses the basis of the domain (default: standard).
     pub fn basis(mut self, basis: Basis) -> Self {
         self.basis = basis;
-        self
-    }
-
-    /// Evaluates on the coset `shift + span(basis)` instead of the subspace.
-    pub fn shift(mut self, shift: F) -> Self {
-        self.shift = shift;
         self
     }
 }

@@ -32,10 +32,26 @@ pub(super) fn cyclic_twiddles<F: TwoAdicField>(t: &Transform<F>) -> Vec<Vec<F>> 
         (false, _) | (true, 0) => powers[e],
         (true, _) => -powers[half - e],
     };
+    // A coset s·⟨ω⟩ is the remainder tree of x^n − s^n: layer ℓ's twiddles
+    // are scaled by s^(2^(d−1−ℓ)) (inverted for the inverse transform).
+    let shift = if inverse {
+        t.coset_shift().inverse().expect("shift is non-zero")
+    } else {
+        t.coset_shift()
+    };
+    let mut layer_scale = vec![F::one(); d];
+    let mut s = shift;
+    for ell in (0..d).rev() {
+        layer_scale[ell] = s;
+        s = s.square();
+    }
     (0..d)
         .map(|layer| {
+            if layer < t.first_layer() as usize {
+                return Vec::new();
+            }
             (0..1usize << layer)
-                .map(|k| pick(bit_reverse(k, d - 1)))
+                .map(|k| pick(bit_reverse(k, d - 1)) * layer_scale[layer])
                 .collect()
         })
         .collect()

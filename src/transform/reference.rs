@@ -88,12 +88,46 @@ fn permute_bit_reversed<F: Field>(values: &[F]) -> Vec<F> {
         .collect()
 }
 
+/// Coset DFT of one column (possibly a zero-padded message): the
+/// evaluations of Σ_j a_j X^j at shift·ω^k for k < n, ω = generator(log n).
+pub fn coset_dft<F: TwoAdicField>(coeffs: &[F], log_n: usize, shift: F) -> Vec<F> {
+    let omega = F::two_adic_generator(log_n).expect("size within two-adicity");
+    let mut point = shift;
+    (0..1usize << log_n)
+        .map(|_| {
+            let value = horner(coeffs, point);
+            point *= omega;
+            value
+        })
+        .collect()
+}
+
+/// Inverse coset DFT of one column: `a_j = n⁻¹ s^(−j) Σ_k A_k ω^(−jk)`.
+pub fn coset_idft<F: TwoAdicField>(evals: &[F], shift: F) -> Vec<F> {
+    let s_inv = shift.inverse().expect("shift is non-zero");
+    let mut power = F::one();
+    idft(evals)
+        .into_iter()
+        .map(|a| {
+            let v = a * power;
+            power *= s_inv;
+            v
+        })
+        .collect()
+}
+
 pub(super) fn cyclic_column<F: TwoAdicField>(spec: &Transform<F>, column: &[F]) -> Vec<F> {
+    let log_n = spec.log_n() as usize;
+    let shift = spec.coset_shift();
     match (spec.direction(), spec.evaluation_order()) {
-        (Direction::Forward, Order::Natural) => dft(column),
-        (Direction::Forward, Order::BitReversed) => permute_bit_reversed(&dft(column)),
-        (Direction::Inverse, Order::Natural) => idft(column),
-        (Direction::Inverse, Order::BitReversed) => idft(&permute_bit_reversed(column)),
+        (Direction::Forward, Order::Natural) => coset_dft(column, log_n, shift),
+        (Direction::Forward, Order::BitReversed) => {
+            permute_bit_reversed(&coset_dft(column, log_n, shift))
+        }
+        (Direction::Inverse, Order::Natural) => coset_idft(column, shift),
+        (Direction::Inverse, Order::BitReversed) => {
+            coset_idft(&permute_bit_reversed(column), shift)
+        }
     }
 }
 
