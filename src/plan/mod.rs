@@ -22,9 +22,11 @@
 
 mod display;
 mod execute;
+mod lde;
 mod planner;
 mod scratch;
 
+pub use lde::LdePlan;
 pub use planner::{Budgets, Planner, Threads};
 
 use crate::backend::{Backend, Kernels, LazyBounds};
