@@ -33,6 +33,8 @@ pub mod backend;
 mod error;
 pub mod field;
 pub mod plan;
+#[cfg(feature = "plonky3")]
+pub mod plonky3;
 pub mod transform;
 
 pub use backend::{Backend, Kernels};

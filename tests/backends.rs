@@ -77,7 +77,7 @@ fn gf2_64_backends_agree_bit_for_bit() {
 fn monty31_backends_agree_bit_for_bit() {
     QuickCheck::new().tests(60).quickcheck(
         (|s: Shape| {
-            let order = if s.seed % 2 == 0 {
+            let order = if s.seed.is_multiple_of(2) {
                 Order::Natural
             } else {
                 Order::BitReversed

@@ -47,6 +47,7 @@ macro_rules! matches_plonky3 {
         #[test]
         fn $name() {
             use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
+            #[allow(unused_imports)]
             use p3_field::{PrimeCharacteristicRing, PrimeField32, PrimeField64};
             use p3_matrix::dense::RowMajorMatrix;
             use p3_matrix::Matrix;

@@ -38,6 +38,12 @@ impl<F> Clone for SharedPtr<F> {
     }
 }
 impl<F> Copy for SharedPtr<F> {}
+impl<F> SharedPtr<F> {
+    /// The pointer (a method, so closures capture the `Send` wrapper whole).
+    fn get(self) -> *mut F {
+        self.0
+    }
+}
 // SAFETY: the pointer is only dereferenced through `TileRows`, and
 // `StridedTiles::for_each_tile` creates each tile once; tiles address disjoint
 // rows (module doc), so no element is reached from two threads.
@@ -212,14 +218,14 @@ pub fn bit_reverse_rows<F: Copy + Send + Sync>(
     (0..rows).into_par_iter().with_min_len(64).for_each(|i| {
         let j = bit_reverse(i, log_rows);
         if i < j {
-            let ptr = ptr;
+            let base = ptr.get();
             // SAFETY: rows i and j = BitRev(i) are in bounds (checked length);
             // bit reversal pairs every row with exactly one partner, and only
             // the smaller index of a pair swaps it, so no row is reached from
             // two iterations, and the two rows of a pair are distinct (i < j).
             unsafe {
-                let a = core::slice::from_raw_parts_mut(ptr.0.add(i * width), width);
-                let b = core::slice::from_raw_parts_mut(ptr.0.add(j * width), width);
+                let a = core::slice::from_raw_parts_mut(base.add(i * width), width);
+                let b = core::slice::from_raw_parts_mut(base.add(j * width), width);
                 a.swap_with_slice(b);
             }
         }

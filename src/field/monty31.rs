@@ -89,6 +89,12 @@ impl<P: MontyParams> Monty31<P> {
         }
     }
 
+    /// `d + p` if `borrow`, else `d` (branch-free): undoes a wrapped subtraction.
+    #[inline(always)]
+    const fn add_p_if(d: u32, borrow: bool) -> u32 {
+        d.wrapping_add(P::PRIME & (borrow as u32).wrapping_neg())
+    }
+
     /// `x · 2^−32 mod p` for `x < p · 2^32`, result in `[0, p)`, branch-free.
     #[inline(always)]
     pub const fn monty_reduce(x: u64) -> u32 {
@@ -128,7 +134,7 @@ impl<P: MontyParams> core::ops::Add for Monty31<P> {
     fn add(self, rhs: Self) -> Self {
         let s = self.value + rhs.value; // < 2p < 2^32
         let (d, borrow) = s.overflowing_sub(P::PRIME);
-        Self::from_raw(d.wrapping_add(P::PRIME & (borrow as u32).wrapping_neg()))
+        Self::from_raw(Self::add_p_if(d, borrow))
     }
 }
 
@@ -137,7 +143,7 @@ impl<P: MontyParams> core::ops::Sub for Monty31<P> {
     #[inline(always)]
     fn sub(self, rhs: Self) -> Self {
         let (d, borrow) = self.value.overflowing_sub(rhs.value);
-        Self::from_raw(d.wrapping_add(P::PRIME & (borrow as u32).wrapping_neg()))
+        Self::from_raw(Self::add_p_if(d, borrow))
     }
 }
 

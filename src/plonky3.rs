@@ -1,0 +1,284 @@
+//! A Plonky3 drop-in: [`NttfuseDft`] implements `p3_dft::TwoAdicSubgroupDft`
+//! (Plonky3 0.8.0) for BabyBear, KoalaBear and Goldilocks, backed by plans
+//! cached per shape (feature `plonky3`).
+//!
+//! ```text
+//!   Plonky3 matrix ──(same Montgomery words: no copy)──▶ nttfuse plan
+//!   dft / coset dft / coset LDE outputs stay bit-reversed in memory and are
+//!   returned as Plonky3's BitReversedMatrixView (natural logical order),
+//!   exactly as Radix2DitParallel does: no bit-reversal sweep
+//! ```
+//!
+//! BabyBear and KoalaBear elements have the same Montgomery words in both
+//! crates, so matrices are reinterpreted in place. Plonky3's Goldilocks words
+//! may be non-canonical; they are reduced in place on the way in.
+//!
+//! ```
+//! use nttfuse::plonky3::NttfuseDft;
+//! use p3_dft::TwoAdicSubgroupDft;
+//! use p3_matrix::{dense::RowMajorMatrix, Matrix};
+//! use p3_baby_bear::BabyBear;
+//! use p3_field::PrimeCharacteristicRing;
+//! let dft = NttfuseDft::default();
+//! let m = RowMajorMatrix::new(vec![BabyBear::ONE; 64 * 4], 4);
+//! let evals = dft.dft_batch(m).to_row_major_matrix();
+//! assert_eq!(evals.values[0], BabyBear::from_u64(64));
+//! ```
+
+use crate::backend::Kernels;
+use crate::field::{Field, TwoAdicField};
+use crate::plan::{LdePlan, Plan, Planner};
+use crate::transform::{Order, Transform};
+use p3_dft::TwoAdicSubgroupDft;
+use p3_matrix::bitrev::{BitReversalPerm, BitReversedMatrixView};
+use p3_matrix::dense::RowMajorMatrix;
+use p3_matrix::Matrix;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// A Plonky3 field this crate has a twin for.
+pub trait PlonkyField: p3_field::TwoAdicField {
+    /// The nttfuse field with the same elements.
+    type Ours: Kernels + TwoAdicField;
+    /// This field's elements as ours, in place.
+    fn into_ours(values: Vec<Self>) -> Vec<Self::Ours>;
+    /// Our elements as this field's, in place.
+    fn from_ours(values: Vec<Self::Ours>) -> Vec<Self>;
+    /// One element as ours.
+    fn to_ours(x: Self) -> Self::Ours;
+}
+
+/// Reinterprets a vector of one `repr(transparent)` word type as another.
+///
+/// # Safety
+/// `A` and `B` must have the same size and alignment, and every value of `A`
+/// in `v` must be a valid value of `B`.
+unsafe fn cast_vec<A, B>(v: Vec<A>) -> Vec<B> {
+    assert!(core::mem::size_of::<A>() == core::mem::size_of::<B>());
+    assert!(core::mem::align_of::<A>() == core::mem::align_of::<B>());
+    let mut v = core::mem::ManuallyDrop::new(v);
+    // SAFETY: same size and alignment (checked), so the allocation's layout
+    // is unchanged; validity of the values is the caller's promise.
+    unsafe { Vec::from_raw_parts(v.as_mut_ptr().cast::<B>(), v.len(), v.capacity()) }
+}
+
+macro_rules! monty_twin {
+    ($theirs:ty, $ours:ty) => {
+        impl PlonkyField for $theirs {
+            type Ours = $ours;
+            fn into_ours(values: Vec<Self>) -> Vec<$ours> {
+                // SAFETY: both are `repr(transparent)` over the u32 Montgomery
+                // word x·2^32 mod p of the same prime, always < p.
+                unsafe { cast_vec(values) }
+            }
+            fn from_ours(values: Vec<$ours>) -> Vec<Self> {
+                // SAFETY: as above; our words are < p as well.
+                unsafe { cast_vec(values) }
+            }
+            fn to_ours(x: Self) -> $ours {
+                use p3_field::PrimeField32;
+                <$ours>::new(x.as_canonical_u32())
+            }
+        }
+    };
+}
+monty_twin!(p3_baby_bear::BabyBear, crate::field::BabyBear);
+monty_twin!(p3_koala_bear::KoalaBear, crate::field::KoalaBear);
+
+impl PlonkyField for p3_goldilocks::Goldilocks {
+    type Ours = crate::field::Goldilocks;
+    fn into_ours(values: Vec<Self>) -> Vec<crate::field::Goldilocks> {
+        // SAFETY: both are `repr(transparent)` over u64; every u64 is a valid
+        // Plonky3 word, and ours must be < p: reduced just below.
+        let mut words: Vec<u64> = unsafe { cast_vec(values) };
+        words
+            .iter_mut()
+            .for_each(|w| *w = crate::field::Goldilocks::new(*w).value());
+        // SAFETY: canonical u64 values are exactly our elements.
+        unsafe { cast_vec(words) }
+    }
+    fn from_ours(values: Vec<crate::field::Goldilocks>) -> Vec<Self> {
+        // SAFETY: canonical u64 values are valid Plonky3 words.
+        unsafe { cast_vec(values) }
+    }
+    fn to_ours(x: Self) -> crate::field::Goldilocks {
+        use p3_field::PrimeField64;
+        crate::field::Goldilocks::new(x.as_canonical_u64())
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Shape {
+    Dft {
+        log_n: u32,
+        lanes: usize,
+        shift: u64,
+    },
+    Idft {
+        log_n: u32,
+        lanes: usize,
+        shift: u64,
+    },
+    Lde {
+        log_n: u32,
+        lanes: usize,
+        blowup: u32,
+        shift: u64,
+    },
+}
+
+/// One cached plan; entries live behind an `Arc` in the cache, so the size
+/// difference of the variants costs nothing per call.
+#[allow(clippy::large_enum_variant)]
+enum Cached<F: Kernels> {
+    Plan(Plan<F>),
+    Lde(LdePlan<F>),
+}
+
+type PlanCache = HashMap<(core::any::TypeId, Shape), Arc<dyn core::any::Any + Send + Sync>>;
+
+/// `p3_dft::TwoAdicSubgroupDft` backed by nttfuse plans, cached per shape
+/// (log n, columns, shift, blowup) for each field; clones share the cache.
+#[derive(Clone, Default)]
+pub struct NttfuseDft {
+    cache: Arc<Mutex<PlanCache>>,
+    planner: Option<Planner>,
+}
+
+impl NttfuseDft {
+    /// A DFT whose plans come from `planner` (threads, budgets, backend).
+    pub fn with_planner(planner: Planner) -> Self {
+        Self {
+            cache: Arc::default(),
+            planner: Some(planner),
+        }
+    }
+
+    fn cached<F: Kernels + TwoAdicField>(
+        &self,
+        shape: Shape,
+        make: impl FnOnce(&Planner) -> Cached<F>,
+    ) -> Arc<Cached<F>> {
+        let key = (core::any::TypeId::of::<F>(), shape);
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = cache.entry(key).or_insert_with(|| {
+            let planner = self.planner.clone().unwrap_or_default();
+            let plan: Arc<Cached<F>> = Arc::new(make(&planner));
+            plan
+        });
+        Arc::clone(entry)
+            .downcast::<Cached<F>>()
+            .unwrap_or_else(|_| unreachable!("the key holds the field's type"))
+    }
+
+    fn run<P: PlonkyField>(
+        &self,
+        mat: RowMajorMatrix<P>,
+        shape: Shape,
+        spec: impl FnOnce() -> Transform<P::Ours>,
+    ) -> Vec<P::Ours> {
+        let plan = self.cached::<P::Ours>(shape, |planner| {
+            Cached::Plan(
+                planner
+                    .plan(&spec())
+                    .expect("nttfuse plans every shape Plonky3 accepts"),
+            )
+        });
+        let mut data = P::into_ours(mat.values);
+        match &*plan {
+            Cached::Plan(plan) => plan.execute(&mut data).expect("shape checked by the plan"),
+            Cached::Lde(_) => unreachable!("plan shapes hold plans"),
+        }
+        data
+    }
+}
+
+fn shape_of<P: PlonkyField>(mat: &RowMajorMatrix<P>) -> (u32, usize) {
+    let height = mat.height();
+    assert!(
+        height.is_power_of_two(),
+        "Plonky3 DFTs take power-of-two heights"
+    );
+    (height.ilog2(), mat.width())
+}
+
+impl<P: PlonkyField> TwoAdicSubgroupDft<P> for NttfuseDft {
+    type Evaluations = BitReversedMatrixView<RowMajorMatrix<P>>;
+
+    fn dft_batch(&self, mat: RowMajorMatrix<P>) -> Self::Evaluations {
+        self.coset_dft_batch(mat, P::ONE)
+    }
+
+    fn coset_dft_batch(&self, mat: RowMajorMatrix<P>, shift: P) -> Self::Evaluations {
+        let (log_n, lanes) = shape_of(&mat);
+        let ours = P::to_ours(shift);
+        let shape = Shape::Dft {
+            log_n,
+            lanes,
+            shift: ours.to_canonical_u64(),
+        };
+        let out = self.run(mat, shape, || {
+            Transform::coset_dft(log_n, ours)
+                .lanes(lanes)
+                .order(Order::BitReversed)
+        });
+        BitReversalPerm::new_view(RowMajorMatrix::new(P::from_ours(out), lanes))
+    }
+
+    fn idft_batch(&self, mat: RowMajorMatrix<P>) -> RowMajorMatrix<P> {
+        self.coset_idft_batch(mat, P::ONE)
+    }
+
+    fn coset_idft_batch(&self, mat: RowMajorMatrix<P>, shift: P) -> RowMajorMatrix<P> {
+        let (log_n, lanes) = shape_of(&mat);
+        let ours = P::to_ours(shift);
+        let shape = Shape::Idft {
+            log_n,
+            lanes,
+            shift: ours.to_canonical_u64(),
+        };
+        let out = self.run(mat, shape, || {
+            Transform::coset_idft(log_n, ours).lanes(lanes)
+        });
+        RowMajorMatrix::new(P::from_ours(out), lanes)
+    }
+
+    fn coset_lde_batch(
+        &self,
+        mat: RowMajorMatrix<P>,
+        added_bits: usize,
+        shift: P,
+    ) -> Self::Evaluations {
+        let (log_n, lanes) = shape_of(&mat);
+        if added_bits == 0 || log_n == 0 {
+            // No layer to skip: a plain coset DFT of the interpolant.
+            let coeffs = self.idft_batch(mat);
+            let mut values = coeffs.values;
+            values.resize(values.len() << added_bits, P::ZERO);
+            return self.coset_dft_batch(RowMajorMatrix::new(values, lanes), shift);
+        }
+        let ours = P::to_ours(shift);
+        let blowup = added_bits as u32;
+        let shape = Shape::Lde {
+            log_n,
+            lanes,
+            blowup,
+            shift: ours.to_canonical_u64(),
+        };
+        let plan = self.cached::<P::Ours>(shape, |planner| {
+            Cached::Lde(
+                planner
+                    .plan_coset_lde(log_n, blowup, ours, lanes, Order::BitReversed)
+                    .expect("nttfuse plans every shape Plonky3 accepts"),
+            )
+        });
+        let Cached::Lde(lde) = &*plan else {
+            unreachable!("LDE shapes hold LDE plans")
+        };
+        let evals = P::into_ours(mat.values);
+        let mut out = vec![<P::Ours as num_traits::Zero>::zero(); lde.len()];
+        lde.execute_from(&evals, &mut out)
+            .expect("shape checked by the plan");
+        BitReversalPerm::new_view(RowMajorMatrix::new(P::from_ours(out), lanes))
+    }
+}

@@ -1,0 +1,115 @@
+//! The Plonky3 drop-in: `NttfuseDft` equals Plonky3 0.8.0's
+//! `Radix2DitParallel` bit for bit on every `TwoAdicSubgroupDft` method,
+//! for BabyBear, KoalaBear and Goldilocks, including extension-field columns
+//! through the algebra variants. Run with `cargo test --features plonky3`.
+
+use nttfuse::plonky3::NttfuseDft;
+use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
+use p3_field::extension::BinomialExtensionField;
+use p3_field::{Field, PrimeCharacteristicRing, TwoAdicField};
+use p3_matrix::dense::RowMajorMatrix;
+use p3_matrix::Matrix;
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+const SHAPES: [(usize, usize); 7] = [(0, 1), (1, 3), (3, 1), (5, 7), (8, 2), (10, 16), (12, 3)];
+
+fn all_methods_agree<F>()
+where
+    F: TwoAdicField + PrimeCharacteristicRing,
+    NttfuseDft: TwoAdicSubgroupDft<F>,
+    Radix2DitParallel<F>: TwoAdicSubgroupDft<F>,
+{
+    let ours = NttfuseDft::default();
+    let theirs = Radix2DitParallel::<F>::default();
+    for (log_n, width) in SHAPES {
+        let mut rng = Rng((log_n * 100 + width) as u64);
+        let values: Vec<F> = (0..width << log_n)
+            .map(|_| F::from_u64(rng.next()))
+            .collect();
+        let mat = || RowMajorMatrix::new(values.clone(), width);
+        let shift = F::GENERATOR;
+        assert_eq!(
+            ours.dft_batch(mat()).to_row_major_matrix(),
+            theirs.dft_batch(mat()).to_row_major_matrix(),
+            "dft_batch 2^{log_n} × {width}"
+        );
+        assert_eq!(
+            ours.idft_batch(mat()),
+            theirs.idft_batch(mat()),
+            "idft_batch 2^{log_n} × {width}"
+        );
+        assert_eq!(
+            ours.coset_dft_batch(mat(), shift).to_row_major_matrix(),
+            theirs.coset_dft_batch(mat(), shift).to_row_major_matrix(),
+            "coset_dft_batch 2^{log_n} × {width}"
+        );
+        assert_eq!(
+            ours.coset_idft_batch(mat(), shift),
+            theirs.coset_idft_batch(mat(), shift),
+            "coset_idft_batch 2^{log_n} × {width}"
+        );
+        for added_bits in [0, 1, 3] {
+            assert_eq!(
+                ours.coset_lde_batch(mat(), added_bits, shift)
+                    .to_row_major_matrix(),
+                theirs
+                    .coset_lde_batch(mat(), added_bits, shift)
+                    .to_row_major_matrix(),
+                "coset_lde_batch 2^{log_n} × {width} +{added_bits}"
+            );
+        }
+        // Repeated calls hit the plan cache and give the same bits.
+        assert_eq!(ours.idft_batch(mat()), theirs.idft_batch(mat()));
+        assert!(ours.dft_batch(mat()).height() == 1 << log_n);
+    }
+}
+
+#[test]
+fn babybear_drop_in_equals_radix2_dit_parallel() {
+    all_methods_agree::<p3_baby_bear::BabyBear>();
+}
+
+#[test]
+fn koalabear_drop_in_equals_radix2_dit_parallel() {
+    all_methods_agree::<p3_koala_bear::KoalaBear>();
+}
+
+#[test]
+fn goldilocks_drop_in_equals_radix2_dit_parallel() {
+    all_methods_agree::<p3_goldilocks::Goldilocks>();
+}
+
+#[test]
+fn extension_columns_through_the_algebra_variants() {
+    type F = p3_baby_bear::BabyBear;
+    type E = BinomialExtensionField<F, 4>;
+    let ours = NttfuseDft::default();
+    let theirs = Radix2DitParallel::<F>::default();
+    for (log_n, width) in [(4usize, 1usize), (9, 3)] {
+        let mut rng = Rng(log_n as u64);
+        let values: Vec<E> = (0..width << log_n)
+            .map(|_| E::new(core::array::from_fn(|_| F::from_u64(rng.next()))))
+            .collect();
+        let mat = || RowMajorMatrix::new(values.clone(), width);
+        assert_eq!(
+            TwoAdicSubgroupDft::<F>::dft_algebra_batch(&ours, mat()).to_row_major_matrix(),
+            TwoAdicSubgroupDft::<F>::dft_algebra_batch(&theirs, mat()).to_row_major_matrix()
+        );
+        assert_eq!(
+            TwoAdicSubgroupDft::<F>::coset_lde_algebra_batch(&ours, mat(), 1, F::GENERATOR)
+                .to_row_major_matrix(),
+            TwoAdicSubgroupDft::<F>::coset_lde_algebra_batch(&theirs, mat(), 1, F::GENERATOR)
+                .to_row_major_matrix()
+        );
+    }
+}
