@@ -1,38 +1,339 @@
-//! STARK-field transforms: BabyBear DFTs, beside a plain sweep of the same
-//! buffer (same run) so results read as sweeps.
+//! STARK-field DFTs against Plonky3 0.8.0 in the same run, with "sweeps"
+//! (time ÷ one plain read+write pass over the output buffer, same run).
 //!
-//! `cargo bench --bench stark`
+//! `cargo bench --bench stark` prints one table of medians. Plonky3 is
+//! measured with `Radix2DitParallel`, `Radix2DFTSmallBatch` and
+//! `RecursiveDft` (31-bit fields); the best of them is the reference. Its
+//! APIs consume their input matrix, so the time of copying the input is
+//! measured and subtracted from theirs. Plonky3's SIMD packings are chosen at
+//! compile time: run with `RUSTFLAGS="-C target-cpu=native"` to give it its
+//! AVX-512 code (nttfuse detects features at run time either way).
+//!
+//! `NTTFUSE_BENCH_QUICK=1` shrinks every shape by 2^4 (a smoke run).
 
 mod common;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use nttfuse::*;
+use p3_dft::{Radix2DFTSmallBatch, Radix2DitParallel, TwoAdicSubgroupDft};
+use p3_field::PrimeCharacteristicRing;
+use p3_matrix::dense::RowMajorMatrix;
+use std::time::{Duration, Instant};
 
-fn babybear(c: &mut Criterion) {
-    let mut group = c.benchmark_group("babybear");
-    group.sample_size(10);
-    for (log_n, lanes) in [(16u32, 16usize), (20, 1)] {
-        let plan = Planner::new()
+fn median(runs: usize, mut f: impl FnMut()) -> Duration {
+    f();
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[runs / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+struct Row {
+    name: String,
+    threads: usize,
+    ours: Duration,
+    theirs: Vec<(&'static str, Duration)>,
+    sweep: Duration,
+}
+
+impl Row {
+    fn print(&self) {
+        let (best_name, best) = self
+            .theirs
+            .iter()
+            .min_by_key(|(_, t)| *t)
+            .copied()
+            .unwrap_or(("-", Duration::ZERO));
+        println!(
+            "{:<40} {:>3} {:>9.1} {:>9.1} {:>7.2} {:>7.1}   best of theirs: {best_name} ({})",
+            self.name,
+            self.threads,
+            ms(self.ours),
+            ms(best),
+            self.ours.as_secs_f64() / best.as_secs_f64(),
+            self.ours.as_secs_f64() / self.sweep.as_secs_f64(),
+            self.theirs
+                .iter()
+                .map(|(n, t)| format!("{n} {:.1}", ms(*t)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+}
+
+fn sweep_of(elements: usize, elem_bytes: usize) -> Duration {
+    let mut words = vec![1u64; elements * elem_bytes / 8];
+    median(5, || common::sweep(&mut words))
+}
+
+/// Their time minus the time of cloning the input they consume.
+fn net(total: Duration, clone: Duration) -> Duration {
+    total.saturating_sub(clone)
+}
+
+/// Runs `$f` with Plonky3's `RecursiveDft` (31-bit Montgomery fields only).
+macro_rules! recursive {
+    (true, $theirs:ty, $n:expr, $f:expr) => {
+        let recursive = p3_monty_31::dft::RecursiveDft::<$theirs>::new($n);
+        ($f)(&recursive);
+    };
+    (false, $theirs:ty, $n:expr, $f:expr) => {};
+}
+
+macro_rules! dft_rows {
+    ($ours:ty, $theirs:ty, $log_n:expr, $lanes:expr, $threads:expr, $recursive:tt) => {{
+        let (log_n, lanes, threads): (u32, usize, usize) = ($log_n, $lanes, $threads);
+        let n = 1usize << log_n;
+        let values: Vec<u64> = (0..n * lanes)
+            .map(|i| (i as u64).wrapping_mul(0x9e37_79b9) % <$ours>::MODULUS)
+            .collect();
+        let planner = Planner::new().threads(Threads::Count(threads));
+        let plan = planner
             .plan(
-                &Transform::<BabyBear>::dft(log_n)
+                &Transform::<$ours>::dft(log_n)
                     .lanes(lanes)
                     .order(Order::BitReversed),
             )
             .expect("plan");
-        let input: Vec<BabyBear> = (0..plan.len() as u64).map(BabyBear::from_u64).collect();
-        let mut data = input.clone();
-        group.throughput(Throughput::Bytes(plan.cost().data_bytes as u64));
-        group.bench_function(
-            format!("dft_bitrev/2^{log_n}x{lanes}/{}", plan.backend().name()),
-            |b| b.iter(|| plan.execute_from(&input, &mut data).expect("execute")),
+        let input: Vec<$ours> = values.iter().map(|&v| <$ours>::from_u64(v)).collect();
+        let mut out = vec![<$ours>::from_u64(0); plan.len()];
+        let ours = median(5, || plan.execute_from(&input, &mut out).expect("execute"));
+        let theirs_input: Vec<$theirs> = values.iter().map(|&v| <$theirs>::from_u64(v)).collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("pool");
+        let clone = pool.install(|| median(5, || drop(std::hint::black_box(theirs_input.clone()))));
+        let mut theirs = Vec::new();
+        let parallel = Radix2DitParallel::<$theirs>::default();
+        theirs.push((
+            "Radix2DitParallel",
+            net(
+                pool.install(|| {
+                    median(5, || {
+                        drop(parallel.dft_batch(RowMajorMatrix::new(theirs_input.clone(), lanes)))
+                    })
+                }),
+                clone,
+            ),
+        ));
+        let small = Radix2DFTSmallBatch::<$theirs>::default();
+        theirs.push((
+            "Radix2DFTSmallBatch",
+            net(
+                pool.install(|| {
+                    median(5, || {
+                        drop(small.dft_batch(RowMajorMatrix::new(theirs_input.clone(), lanes)))
+                    })
+                }),
+                clone,
+            ),
+        ));
+        recursive!(
+            $recursive,
+            $theirs,
+            n,
+            |recursive: &p3_monty_31::dft::RecursiveDft<$theirs>| {
+                theirs.push((
+                    "RecursiveDft",
+                    net(
+                        pool.install(|| {
+                            median(5, || {
+                                drop(
+                                    recursive.dft_batch(RowMajorMatrix::new(
+                                        theirs_input.clone(),
+                                        lanes,
+                                    )),
+                                )
+                            })
+                        }),
+                        clone,
+                    ),
+                ));
+            }
         );
-        let mut words = vec![1u64; plan.cost().data_bytes / 8];
-        group.bench_function(format!("sweep/2^{log_n}x{lanes}"), |b| {
-            b.iter(|| common::sweep(&mut words))
-        });
-    }
-    group.finish();
+        let sweep = pool.install(|| sweep_of(n * lanes, core::mem::size_of::<$ours>()));
+        Row {
+            name: format!("{} dft 2^{log_n} × {lanes}", <$ours as Field>::NAME),
+            threads,
+            ours,
+            theirs,
+            sweep,
+        }
+        .print();
+    }};
 }
 
-criterion_group!(benches, babybear);
-criterion_main!(benches);
+macro_rules! lde_rows {
+    ($ours:ty, $theirs:ty, $log_n:expr, $lanes:expr, $threads:expr, $recursive:tt) => {{
+        let (log_n, lanes, threads): (u32, usize, usize) = ($log_n, $lanes, $threads);
+        let n = 1usize << log_n;
+        let values: Vec<u64> = (0..n * lanes)
+            .map(|i| (i as u64 ^ 0x5555) % <$ours>::MODULUS)
+            .collect();
+        let shift_u64 = 7;
+        let planner = Planner::new().threads(Threads::Count(threads));
+        let lde = planner
+            .plan_coset_lde::<$ours>(
+                log_n,
+                1,
+                <$ours>::from_u64(shift_u64),
+                lanes,
+                Order::BitReversed,
+            )
+            .expect("plan");
+        let input: Vec<$ours> = values.iter().map(|&v| <$ours>::from_u64(v)).collect();
+        let mut out = vec![<$ours>::from_u64(0); lde.len()];
+        let ours = median(5, || lde.execute_from(&input, &mut out).expect("execute"));
+        let theirs_input: Vec<$theirs> = values.iter().map(|&v| <$theirs>::from_u64(v)).collect();
+        let shift = <$theirs>::from_u64(shift_u64);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("pool");
+        let clone = pool.install(|| median(5, || drop(std::hint::black_box(theirs_input.clone()))));
+        let mut theirs = Vec::new();
+        let parallel = Radix2DitParallel::<$theirs>::default();
+        theirs.push((
+            "Radix2DitParallel",
+            net(
+                pool.install(|| {
+                    median(5, || {
+                        drop(parallel.coset_lde_batch(
+                            RowMajorMatrix::new(theirs_input.clone(), lanes),
+                            1,
+                            shift,
+                        ))
+                    })
+                }),
+                clone,
+            ),
+        ));
+        let small = Radix2DFTSmallBatch::<$theirs>::default();
+        theirs.push((
+            "Radix2DFTSmallBatch",
+            net(
+                pool.install(|| {
+                    median(5, || {
+                        drop(small.coset_lde_batch(
+                            RowMajorMatrix::new(theirs_input.clone(), lanes),
+                            1,
+                            shift,
+                        ))
+                    })
+                }),
+                clone,
+            ),
+        ));
+        recursive!(
+            $recursive,
+            $theirs,
+            2 * n,
+            |recursive: &p3_monty_31::dft::RecursiveDft<$theirs>| {
+                theirs.push((
+                    "RecursiveDft",
+                    net(
+                        pool.install(|| {
+                            median(5, || {
+                                drop(recursive.coset_lde_batch(
+                                    RowMajorMatrix::new(theirs_input.clone(), lanes),
+                                    1,
+                                    shift,
+                                ))
+                            })
+                        }),
+                        clone,
+                    ),
+                ));
+            }
+        );
+        let sweep = pool.install(|| sweep_of(2 * n * lanes, core::mem::size_of::<$ours>()));
+        Row {
+            name: format!(
+                "{} coset LDE 2^{log_n} × {lanes} +1 bit",
+                <$ours as Field>::NAME
+            ),
+            threads,
+            ours,
+            theirs,
+            sweep,
+        }
+        .print();
+    }};
+}
+
+fn main() {
+    let shrink = if std::env::var_os("NTTFUSE_BENCH_QUICK").is_some() {
+        4
+    } else {
+        0
+    };
+    println!(
+        "\nnttfuse stark bench: backend {} (BabyBear), {} (Goldilocks); medians of 5; ratio = ours ÷ best of Plonky3; sweeps = ours ÷ one read+write pass over the output\n",
+        Backend::detect::<BabyBear>().name(),
+        Backend::detect::<Goldilocks>().name()
+    );
+    println!(
+        "{:<40} {:>3} {:>9} {:>9} {:>7} {:>7}",
+        "shape", "thr", "ours ms", "p3 ms", "ratio", "sweeps"
+    );
+    for threads in [1, 2] {
+        dft_rows!(
+            BabyBear,
+            p3_baby_bear::BabyBear,
+            16 - shrink,
+            256,
+            threads,
+            true
+        );
+        lde_rows!(
+            BabyBear,
+            p3_baby_bear::BabyBear,
+            18 - shrink,
+            64,
+            threads,
+            true
+        );
+        dft_rows!(
+            BabyBear,
+            p3_baby_bear::BabyBear,
+            20 - shrink,
+            1,
+            threads,
+            true
+        );
+        dft_rows!(
+            KoalaBear,
+            p3_koala_bear::KoalaBear,
+            16 - shrink,
+            256,
+            threads,
+            true
+        );
+        dft_rows!(
+            Goldilocks,
+            p3_goldilocks::Goldilocks,
+            16 - shrink,
+            256,
+            threads,
+            false
+        );
+        lde_rows!(
+            Goldilocks,
+            p3_goldilocks::Goldilocks,
+            18 - shrink,
+            64,
+            threads,
+            false
+        );
+    }
+    println!();
+}

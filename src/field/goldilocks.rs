@@ -24,10 +24,13 @@ impl Goldilocks {
     /// 1.
     pub const ONE: Self = Self(1);
 
-    /// The element with canonical value `x mod p`.
-    #[inline]
+    /// The element with canonical value `x mod p` (branch-free: data-dependent
+    /// branches mispredict on random data).
+    #[inline(always)]
     pub const fn new(x: u64) -> Self {
-        Self(if x >= P { x - P } else { x })
+        let (d, borrow) = x.overflowing_sub(P);
+        // x < p: keep x; else x − p.
+        Self(d.wrapping_add(P & (borrow as u64).wrapping_neg()))
     }
 
     /// The canonical value.
@@ -45,10 +48,10 @@ impl Goldilocks {
         let hi_lo = hi & EPSILON;
         // lo − hi_hi (mod p): on borrow, subtract EPSILON (adding 2^64 − p... ≡ −2^32+1).
         let (t0, borrow) = lo.overflowing_sub(hi_hi);
-        let t0 = if borrow { t0.wrapping_sub(EPSILON) } else { t0 };
+        let t0 = t0.wrapping_sub(EPSILON & (borrow as u64).wrapping_neg());
         let t1 = hi_lo * EPSILON;
         let (t2, carry) = t0.overflowing_add(t1);
-        let t2 = if carry { t2.wrapping_add(EPSILON) } else { t2 };
+        let t2 = t2.wrapping_add(EPSILON & (carry as u64).wrapping_neg());
         Self::new(t2)
     }
 }
@@ -58,9 +61,8 @@ impl core::ops::Add for Goldilocks {
     #[inline(always)]
     fn add(self, rhs: Self) -> Self {
         let (s, carry) = self.0.overflowing_add(rhs.0);
-        // On carry the true sum is s + 2^64 ≡ s + EPSILON (< p since s < p − 2^32... as both < p).
-        let s = if carry { s.wrapping_add(EPSILON) } else { s };
-        Self::new(s)
+        // On carry the true sum is s + 2^64 ≡ s + EPSILON, and s + EPSILON < p.
+        Self::new(s.wrapping_add(EPSILON & (carry as u64).wrapping_neg()))
     }
 }
 
@@ -69,7 +71,7 @@ impl core::ops::Sub for Goldilocks {
     #[inline(always)]
     fn sub(self, rhs: Self) -> Self {
         let (d, borrow) = self.0.overflowing_sub(rhs.0);
-        Self(if borrow { d.wrapping_add(P) } else { d })
+        Self(d.wrapping_add(P & (borrow as u64).wrapping_neg()))
     }
 }
 
