@@ -1,13 +1,21 @@
 //! Portable kernels: one generic register-group kernel for every field.
 //!
-//! A butterfly set of 2^g rows (g ≤ 4) is loaded column by column into a
-//! local array, all g layers run on it, and it is stored once: g layers cost
-//! one read and one write of the rows (layer merging). No branch or index
-//! depends on element values.
+//! Row j of a butterfly set of 2^g rows (g ≤ 4) is one contiguous run of
+//! `stride · width` elements sharing the set's twiddles, so the kernel takes
+//! up to 8 neighbouring elements of every row at once, runs all g layers on
+//! them in locals, and stores them once: g layers cost one read and one
+//! write of the rows (layer merging), and the compiler may vectorise across
+//! the 8. Each (radix, butterfly) pair is its own monomorphic loop. No branch
+//! or index depends on element values.
 
 use super::GroupKernel;
 use crate::field::Field;
 use crate::transform::ButterflyKind;
+
+const CT: u8 = 0;
+const GS: u8 = 1;
+const ADD: u8 = 2;
+const ADD_INV: u8 = 3;
 
 pub(super) fn run_group<F: Field>(buf: &mut [F], group: &GroupKernel<'_, F>) {
     let superblocks = buf.len() / (group.width << group.log_rows);
@@ -19,90 +27,105 @@ pub(super) fn run_group<F: Field>(buf: &mut [F], group: &GroupKernel<'_, F>) {
             && group.twiddles.len().is_multiple_of(per_set),
         "twiddle sets cycle over the super-blocks"
     );
+    macro_rules! by_kind {
+        ($r:literal) => {
+            match group.kind {
+                ButterflyKind::CooleyTukey => by_chunk::<F, $r, CT>(buf, group),
+                ButterflyKind::GentlemanSande => by_chunk::<F, $r, GS>(buf, group),
+                ButterflyKind::Additive => by_chunk::<F, $r, ADD>(buf, group),
+                ButterflyKind::AdditiveInverse => by_chunk::<F, $r, ADD_INV>(buf, group),
+            }
+        };
+    }
     match group.log_radix {
-        1 => run::<F, 2>(buf, group),
-        2 => run::<F, 4>(buf, group),
-        3 => run::<F, 8>(buf, group),
-        4 => run::<F, 16>(buf, group),
+        1 => by_kind!(2),
+        2 => by_kind!(4),
+        3 => by_kind!(8),
+        4 => by_kind!(16),
         g => panic!("register groups merge 1 to 4 layers, not {g}"),
     }
 }
 
-fn run<F: Field, const R: usize>(buf: &mut [F], group: &GroupKernel<'_, F>) {
-    let width = group.width;
-    let rows = 1usize << group.log_rows;
-    let stride = rows / R;
-    let sets = R - 1;
+fn by_chunk<F: Field, const R: usize, const KIND: u8>(buf: &mut [F], group: &GroupKernel<'_, F>) {
+    let run_len = (group.width << group.log_rows) / R;
+    match run_len {
+        n if n.is_multiple_of(8) => run::<F, R, KIND, 8>(buf, group),
+        n if n.is_multiple_of(4) => run::<F, R, KIND, 4>(buf, group),
+        n if n.is_multiple_of(2) => run::<F, R, KIND, 2>(buf, group),
+        _ => run::<F, R, KIND, 1>(buf, group),
+    }
+}
+
+fn run<F: Field, const R: usize, const KIND: u8, const C: usize>(
+    buf: &mut [F],
+    group: &GroupKernel<'_, F>,
+) {
+    let block_len = group.width << group.log_rows;
+    let run_len = block_len / R;
     for (block, twiddles) in buf
-        .chunks_exact_mut(rows * width)
-        .zip(group.twiddles.chunks_exact(sets).cycle())
+        .chunks_exact_mut(block_len)
+        .zip(group.twiddles.chunks_exact(R - 1).cycle())
     {
-        for offset in 0..stride {
-            let base = offset * width;
-            for column in 0..width {
-                let mut x = [F::zero(); R];
-                for (j, v) in x.iter_mut().enumerate() {
-                    *v = block[base + j * stride * width + column];
+        let w: [F::Twiddle; R] = core::array::from_fn(|k| twiddles[k.min(R - 2)]);
+        for start in (0..run_len).step_by(C) {
+            let mut x = [[F::zero(); C]; R];
+            for (j, row) in x.iter_mut().enumerate() {
+                row.copy_from_slice(&block[j * run_len + start..j * run_len + start + C]);
+            }
+            let g = R.trailing_zeros() as usize;
+            if KIND == CT || KIND == ADD {
+                for i in 0..g {
+                    layer::<F, R, KIND, C>(&mut x, &w, i);
                 }
-                butterflies::<F, R>(&mut x, twiddles, group.kind);
-                if let Some(scale) = group.scale {
-                    for v in x.iter_mut() {
-                        *v *= scale;
-                    }
+            } else {
+                for i in (0..g).rev() {
+                    layer::<F, R, KIND, C>(&mut x, &w, i);
                 }
-                for (j, v) in x.iter().enumerate() {
-                    block[base + j * stride * width + column] = *v;
-                }
+            }
+            if let Some(scale) = group.scale {
+                x.iter_mut().flatten().for_each(|v| *v *= scale);
+            }
+            for (j, row) in x.iter().enumerate() {
+                block[j * run_len + start..j * run_len + start + C].copy_from_slice(row);
             }
         }
     }
 }
 
-/// The g = log₂ R layers of one butterfly set, in registers.
+/// Layer i of a butterfly set, C neighbouring elements side by side.
 #[inline(always)]
-fn butterflies<F: Field, const R: usize>(
-    x: &mut [F; R],
-    twiddles: &[F::Twiddle],
-    kind: ButterflyKind,
+fn layer<F: Field, const R: usize, const KIND: u8, const C: usize>(
+    x: &mut [[F; C]; R],
+    w: &[F::Twiddle; R],
+    i: usize,
 ) {
-    let g = R.trailing_zeros() as usize;
-    let layer = |x: &mut [F; R], i: usize| {
-        let half = R >> (i + 1);
-        for k in 0..1usize << i {
-            let w = twiddles[(1 << i) - 1 + k];
-            for j in k * 2 * half..k * 2 * half + half {
-                let (a, b) = (x[j], x[j + half]);
-                let (a, b) = butterfly(a, b, w, kind);
-                x[j] = a;
-                x[j + half] = b;
+    let half = R >> (i + 1);
+    for k in 0..1usize << i {
+        let t = w[(1 << i) - 1 + k];
+        for j in k * 2 * half..k * 2 * half + half {
+            let (top, bottom) = x.split_at_mut(j + half);
+            let (a, b) = (&mut top[j], &mut bottom[0]);
+            for l in 0..C {
+                (a[l], b[l]) = butterfly::<F, KIND>(a[l], b[l], t);
             }
-        }
-    };
-    if kind.descending_spans() {
-        for i in 0..g {
-            layer(x, i);
-        }
-    } else {
-        for i in (0..g).rev() {
-            layer(x, i);
         }
     }
 }
 
 /// One butterfly (see [`ButterflyKind`] for the four formulas).
 #[inline(always)]
-pub(crate) fn butterfly<F: Field>(a: F, b: F, w: F::Twiddle, kind: ButterflyKind) -> (F, F) {
-    match kind {
-        ButterflyKind::CooleyTukey => {
+fn butterfly<F: Field, const KIND: u8>(a: F, b: F, w: F::Twiddle) -> (F, F) {
+    match KIND {
+        CT => {
             let t = b.mul_twiddle(w);
             (a + t, a - t)
         }
-        ButterflyKind::GentlemanSande => (a + b, (a - b).mul_twiddle(w)),
-        ButterflyKind::Additive => {
+        GS => (a + b, (a - b).mul_twiddle(w)),
+        ADD => {
             let a = a + b.mul_twiddle(w);
             (a, b + a)
         }
-        ButterflyKind::AdditiveInverse => {
+        _ => {
             let b = b + a;
             (a + b.mul_twiddle(w), b)
         }

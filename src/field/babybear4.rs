@@ -102,10 +102,12 @@ impl Field for BabyBear4 {
     const NAME: &'static str = "BabyBear4";
     type Twiddle = Self;
 
+    #[inline(always)]
     fn prepare_twiddle(w: Self) -> Self {
         w
     }
 
+    #[inline(always)]
     fn mul_twiddle(self, w: Self) -> Self {
         self * w
     }

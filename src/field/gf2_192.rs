@@ -77,10 +77,12 @@ impl Field for Gf2_192 {
     const NAME: &'static str = "Gf2_192";
     type Twiddle = Self;
 
+    #[inline(always)]
     fn prepare_twiddle(w: Self) -> Self {
         w
     }
 
+    #[inline(always)]
     fn mul_twiddle(self, w: Self) -> Self {
         self * w
     }

@@ -134,10 +134,12 @@ impl Field for Goldilocks {
     const NAME: &'static str = "Goldilocks";
     type Twiddle = Self;
 
+    #[inline(always)]
     fn prepare_twiddle(w: Self) -> Self {
         w
     }
 
+    #[inline(always)]
     fn mul_twiddle(self, w: Self) -> Self {
         self * w
     }
