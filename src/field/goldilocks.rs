@@ -11,6 +11,12 @@ const P: u64 = 0xffff_ffff_0000_0001;
 /// 2^32 − 1 = 2^64 mod p.
 const EPSILON: u64 = 0xffff_ffff;
 
+/// `c` if `flag`, else 0, without a branch.
+#[inline(always)]
+const fn mask(c: u64, flag: bool) -> u64 {
+    c & (flag as u64).wrapping_neg()
+}
+
 /// An element of the Goldilocks field.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[repr(transparent)]
@@ -30,7 +36,7 @@ impl Goldilocks {
     pub const fn new(x: u64) -> Self {
         let (d, borrow) = x.overflowing_sub(P);
         // x < p: keep x; else x − p.
-        Self(d.wrapping_add(P & (borrow as u64).wrapping_neg()))
+        Self(d.wrapping_add(mask(P, borrow)))
     }
 
     /// The canonical value.
@@ -62,7 +68,7 @@ impl core::ops::Add for Goldilocks {
     fn add(self, rhs: Self) -> Self {
         let (s, carry) = self.0.overflowing_add(rhs.0);
         // On carry the true sum is s + 2^64 ≡ s + EPSILON, and s + EPSILON < p.
-        Self::new(s.wrapping_add(EPSILON & (carry as u64).wrapping_neg()))
+        Self::new(s.wrapping_add(mask(EPSILON, carry)))
     }
 }
 
@@ -71,7 +77,7 @@ impl core::ops::Sub for Goldilocks {
     #[inline(always)]
     fn sub(self, rhs: Self) -> Self {
         let (d, borrow) = self.0.overflowing_sub(rhs.0);
-        Self(d.wrapping_add(P & (borrow as u64).wrapping_neg()))
+        Self(d.wrapping_add(mask(P, borrow)))
     }
 }
 
