@@ -1,4 +1,4 @@
-//! `BabyBear4` = BabyBear[x] / (x⁴ − 11): Plonky3's
+//! `BabyBear4` = BabyBear\[x\] / (x⁴ − 11): Plonky3's
 //! `BinomialExtensionField<BabyBear, 4>`, laid out as four BabyBear
 //! coefficients (`#[repr(C)]`, lowest first), so DFTs of extension columns
 //! run on the BabyBear kernels over 4 × the lanes.
@@ -123,7 +123,7 @@ impl Field for BabyBear4 {
         self.0[0].to_canonical_u64()
     }
 
-    /// With y = x², a = A + x·B (A, B in BabyBear[y]/(y² − W)):
+    /// With y = x², a = A + x·B (A, B in BabyBear\[y\]/(y² − W)):
     /// a·(A − x·B) = A² − y·B² lies in that quadratic field; invert it there.
     fn inverse(self) -> Option<Self> {
         if self == Self::ZERO {

@@ -1,4 +1,4 @@
-//! `Gf2_192` = GF(2^64)[y] / (y³ + y + 1), stored as three `Gf2_64`
+//! `Gf2_192` = GF(2^64)\[y\] / (y³ + y + 1), stored as three `Gf2_64`
 //! coefficients `(c0, c1, c2)` (`#[repr(C)]`, lowest first).
 //!
 //! y³ + y + 1 is irreducible over GF(2^64) (its roots lie in GF(8), which
