@@ -240,7 +240,7 @@ impl<P: MontyParams> Kernels for Monty31<P> {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: plans use Backend::Avx512 for this field only after
             // `Backend::check` found AVX-512 F/BW/VL/DQ and VPCLMULQDQ.
-            Backend::Avx512 => unsafe {
+            Backend::Avx512 if packed_runs_fill_registers(group, 16) => unsafe {
                 avx512::packed::run_group::<avx512::packed::PackedMonty31<P>>(buf, group)
             },
             _ => scalar::run_group(buf, group),
@@ -284,7 +284,7 @@ impl Kernels for Gf2_64 {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: plans use Backend::Avx512 for Gf2_64 only after
             // `Backend::check` found AVX-512 F/BW/VL/DQ and VPCLMULQDQ.
-            Backend::Avx512 => unsafe {
+            Backend::Avx512 if packed_runs_fill_registers(group, 8) => unsafe {
                 avx512::packed::run_group::<avx512::packed::PackedGf2_64>(buf, group)
             },
             _ => scalar::run_group(buf, group),
@@ -436,6 +436,14 @@ impl Kernels for MlDsa {
             _ => lattice::run_group(buf, group),
         }
     }
+}
+
+/// Whether a group's contiguous runs (row j of a butterfly set) hold at
+/// least one full register of `lanes` elements. Shorter runs (the last
+/// layers of a single column) would fill a register with one or two lanes:
+/// the portable kernel, which handles them side by side, is faster there.
+fn packed_runs_fill_registers<F: Field>(group: &GroupKernel<'_, F>, lanes: usize) -> bool {
+    (group.width << group.log_rows) >> group.log_radix >= lanes
 }
 
 impl Backend {
