@@ -33,7 +33,11 @@ fn golden_on<F: Kernels>(backend: Backend, name: &str, spec: Transform<F>, budge
         .budgets(budgets)
         .plan(&spec)
         .unwrap();
-    let text = format!("{plan}\n");
+    compare_golden(name, format!("{plan}\n"));
+}
+
+/// Compares `text` with `plans/<name>.plan` (or rewrites it, `UPDATE_PLANS=1`).
+fn compare_golden(name: &str, text: String) {
     let path = format!("{}/plans/{name}.plan", env!("CARGO_MANIFEST_DIR"));
     if std::env::var_os("UPDATE_PLANS").is_some() {
         std::fs::write(&path, &text).unwrap();
@@ -99,6 +103,42 @@ fn golden_plans_match_the_planner() {
         Transform::<MlDsa>::negacyclic_inverse(),
         zen5(),
     );
+}
+
+/// The STARK shapes of issue 4 on AVX-512 (LDE plans print both halves).
+#[test]
+fn golden_stark_plans_avx512() {
+    let avx = Backend::Avx512;
+    golden_on(
+        avx,
+        "babybear_dft_2e16x256_bitrev_avx512",
+        Transform::<BabyBear>::dft(16)
+            .lanes(256)
+            .order(Order::BitReversed),
+        zen5(),
+    );
+    golden_on(
+        avx,
+        "babybear_dft_2e20x1_bitrev_avx512",
+        Transform::<BabyBear>::dft(20).order(Order::BitReversed),
+        zen5(),
+    );
+    for (name, log_n, lanes) in [
+        ("babybear_lde_2e18x64_blowup2_avx512", 18u32, 64usize),
+        ("babybear_lde_2e22x64_blowup2_avx512", 22, 64),
+    ] {
+        if avx.check::<BabyBear>().is_err() {
+            eprintln!("golden plan {name} not checked: this CPU cannot run avx512");
+            continue;
+        }
+        let lde = Planner::new()
+            .backend(avx)
+            .threads(Threads::All)
+            .budgets(zen5())
+            .plan_coset_lde::<BabyBear>(log_n, 1, BabyBear::new(31), lanes, Order::BitReversed)
+            .unwrap();
+        compare_golden(name, format!("{lde}\n"));
+    }
 }
 
 #[test]
