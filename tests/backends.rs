@@ -104,3 +104,14 @@ fn gf2_64_simd_matches_the_definition() {
         }
     }
 }
+
+#[test]
+fn neon_packed_kernels_are_exercised_on_aarch64() {
+    // NEON is baseline on AArch64, and every AArch64 CPU we test on (qemu's
+    // default model included) has PMULL, so the comparisons above include it.
+    if cfg!(target_arch = "aarch64") {
+        assert!(simd_backends::<Gf2_64>().contains(&Backend::Neon));
+        assert!(simd_backends::<BabyBear>().contains(&Backend::Neon));
+        assert!(simd_backends::<KoalaBear>().contains(&Backend::Neon));
+    }
+}

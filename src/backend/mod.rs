@@ -26,6 +26,8 @@ pub mod layout;
 mod memory;
 #[cfg(target_arch = "aarch64")]
 mod neon;
+#[allow(dead_code)] // used by the SIMD backends of the target's architecture
+mod packed;
 mod scalar;
 
 pub use memory::{bit_reverse_rows, bit_reverse_rows_from, StridedTiles, TileRows};
@@ -219,19 +221,23 @@ impl<P: MontyParams> Kernels for Monty31<P> {
             // The packed kernel is compiled with VPCLMULQDQ among its features.
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512 => std::arch::is_x86_feature_detected!("vpclmulqdq"),
+            // The NEON entry point is compiled with `aes` among its features.
+            #[cfg(target_arch = "aarch64")]
+            Backend::Neon => std::arch::is_aarch64_feature_detected!("aes"),
             _ => false,
         }
     }
     fn register_values(backend: Backend) -> usize {
         match backend {
             // 8 data registers + 7 broadcast twiddle pairs + temporaries.
-            Backend::Avx512 => 8,
+            Backend::Avx512 | Backend::Neon => 8,
             _ => backend.register_values(),
         }
     }
     fn kernel_name(backend: Backend, _whole_block: bool) -> &'static str {
         match backend {
             Backend::Avx512 => "avx512 Montgomery",
+            Backend::Neon => "neon Montgomery",
             _ => "portable",
         }
     }
@@ -242,6 +248,12 @@ impl<P: MontyParams> Kernels for Monty31<P> {
             // `Backend::check` found AVX-512 F/BW/VL/DQ and VPCLMULQDQ.
             Backend::Avx512 if packed_runs_fill_registers(group, 16) => unsafe {
                 avx512::packed::run_group::<avx512::packed::PackedMonty31<P>>(buf, group)
+            },
+            #[cfg(target_arch = "aarch64")]
+            // SAFETY: plans use Backend::Neon for this field only after
+            // `Backend::check` found NEON and the `aes` extension.
+            Backend::Neon if packed_runs_fill_registers(group, 4) => unsafe {
+                neon::packed::run_group::<neon::packed::PackedMonty31<P>>(buf, group)
             },
             _ => scalar::run_group(buf, group),
         }
@@ -263,19 +275,22 @@ impl Kernels for Gf2_64 {
             Backend::Scalar => true,
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512 => std::arch::is_x86_feature_detected!("vpclmulqdq"),
+            #[cfg(target_arch = "aarch64")]
+            Backend::Neon => std::arch::is_aarch64_feature_detected!("aes"),
             _ => false,
         }
     }
     fn register_values(backend: Backend) -> usize {
         match backend {
             // 8 data registers + 7 broadcast twiddles + the product's temporaries.
-            Backend::Avx512 => 8,
+            Backend::Avx512 | Backend::Neon => 8,
             _ => backend.register_values(),
         }
     }
     fn kernel_name(backend: Backend, _whole_block: bool) -> &'static str {
         match backend {
             Backend::Avx512 => "avx512 vpclmulqdq",
+            Backend::Neon => "neon pmull",
             _ => "portable",
         }
     }
@@ -286,6 +301,12 @@ impl Kernels for Gf2_64 {
             // `Backend::check` found AVX-512 F/BW/VL/DQ and VPCLMULQDQ.
             Backend::Avx512 if packed_runs_fill_registers(group, 8) => unsafe {
                 avx512::packed::run_group::<avx512::packed::PackedGf2_64>(buf, group)
+            },
+            #[cfg(target_arch = "aarch64")]
+            // SAFETY: plans use Backend::Neon for Gf2_64 only after
+            // `Backend::check` found NEON and PMULL (`aes`).
+            Backend::Neon if packed_runs_fill_registers(group, 2) => unsafe {
+                neon::packed::run_group::<neon::packed::PackedGf2_64>(buf, group)
             },
             _ => scalar::run_group(buf, group),
         }

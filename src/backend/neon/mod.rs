@@ -21,3 +21,4 @@
 //! address depends on a coefficient.
 
 pub(super) mod lattice;
+pub(super) mod packed;

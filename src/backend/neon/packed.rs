@@ -1,0 +1,185 @@
+//! NEON packed forms of the fields, for the generic register-group kernel of
+//! `backend::packed`: 2 × u64 (GF(2^64), `pmull`) and 4 × u32 (31-bit
+//! Montgomery fields) per q register. Tails shorter than a register go
+//! through a small stack buffer.
+
+use crate::backend::packed::{run_group_generic, Packed};
+use crate::backend::GroupKernel;
+use crate::field::{Gf2_64, Monty31, MontyParams};
+use core::arch::aarch64::*;
+
+/// Runs a register group with NEON packed arithmetic.
+///
+/// # Safety
+/// The CPU must have NEON and, for GF(2^64), the `aes` extension (PMULL):
+/// `Kernels::has_kernels` detects it before any plan uses this backend.
+#[target_feature(enable = "neon,aes")]
+pub(crate) unsafe fn run_group<P: Packed>(buf: &mut [P::F], group: &GroupKernel<'_, P::F>) {
+    run_group_generic::<P>(buf, group)
+}
+
+/// GF(2^64), 2 lanes: `pmull` products, reduced by the shift-XOR fold.
+#[derive(Clone, Copy)]
+pub(crate) struct PackedGf2_64(uint64x2_t);
+
+impl Packed for PackedGf2_64 {
+    type F = Gf2_64;
+    const LANES: usize = 2;
+    type Twiddle = u64;
+
+    #[inline(always)]
+    fn load(s: &[Gf2_64], n: usize) -> Self {
+        assert!(n <= 2 && s.len() >= n);
+        let mut lanes = [0u64; 2];
+        for (l, v) in lanes.iter_mut().zip(&s[..n]) {
+            *l = v.bits();
+        }
+        // SAFETY: NEON is baseline on AArch64; `lanes` is two readable u64.
+        unsafe { Self(vld1q_u64(lanes.as_ptr())) }
+    }
+
+    #[inline(always)]
+    fn store(self, s: &mut [Gf2_64], n: usize) {
+        assert!(n <= 2 && s.len() >= n);
+        let mut lanes = [0u64; 2];
+        // SAFETY: NEON is baseline on AArch64; `lanes` is two writable u64.
+        unsafe { vst1q_u64(lanes.as_mut_ptr(), self.0) };
+        for (v, l) in s[..n].iter_mut().zip(lanes) {
+            *v = Gf2_64::new(l);
+        }
+    }
+
+    #[inline(always)]
+    fn broadcast(w: Gf2_64) -> u64 {
+        w.bits()
+    }
+
+    #[inline(always)]
+    fn add(self, b: Self) -> Self {
+        // SAFETY: NEON is baseline on AArch64.
+        unsafe { Self(veorq_u64(self.0, b.0)) }
+    }
+
+    #[inline(always)]
+    fn sub(self, b: Self) -> Self {
+        self.add(b)
+    }
+
+    #[inline(always)]
+    fn mul(self, w: u64) -> Self {
+        // SAFETY: PMULL (`aes`) was detected before any plan used this
+        // backend for GF(2^64); NEON is baseline.
+        unsafe {
+            let p0 = pmull(vgetq_lane_u64::<0>(self.0), w);
+            let p1 = pmull(vgetq_lane_u64::<1>(self.0), w);
+            let r0 = crate::field::gf2_64_reduce(p0 as u64, (p0 >> 64) as u64);
+            let r1 = crate::field::gf2_64_reduce(p1 as u64, (p1 >> 64) as u64);
+            Self(vcombine_u64(vcreate_u64(r0), vcreate_u64(r1)))
+        }
+    }
+}
+
+/// The 128-bit carry-less product (PMULL).
+///
+/// # Safety
+/// The CPU must have the `aes` extension.
+#[inline]
+#[target_feature(enable = "neon,aes")]
+unsafe fn pmull(a: u64, b: u64) -> u128 {
+    vmull_p64(a, b)
+}
+
+/// A 31-bit Montgomery field, 4 lanes: `umull`/`umull2` products, the
+/// Montgomery quotient from `mul` with w' = w·p⁻¹ mod 2^32, high halves by
+/// `uzp2`, and `min(r, r + p)` to land in [0, p). Bit-identical to the scalar
+/// reduction.
+#[derive(Clone, Copy)]
+pub(crate) struct PackedMonty31<P: MontyParams>(uint32x4_t, core::marker::PhantomData<P>);
+
+impl<P: MontyParams> PackedMonty31<P> {
+    #[inline(always)]
+    fn wrap(v: uint32x4_t) -> Self {
+        Self(v, core::marker::PhantomData)
+    }
+
+    #[inline(always)]
+    fn prime() -> uint32x4_t {
+        // SAFETY: NEON is baseline on AArch64.
+        unsafe { vdupq_n_u32(P::PRIME) }
+    }
+}
+
+impl<P: MontyParams> Packed for PackedMonty31<P> {
+    type F = Monty31<P>;
+    const LANES: usize = 4;
+    type Twiddle = (uint32x4_t, uint32x4_t);
+
+    #[inline(always)]
+    fn load(s: &[Self::F], n: usize) -> Self {
+        assert!(n <= 4 && s.len() >= n);
+        let mut lanes = [0u32; 4];
+        for (l, v) in lanes.iter_mut().zip(&s[..n]) {
+            *l = v.to_monty();
+        }
+        // SAFETY: NEON is baseline on AArch64; `lanes` is four readable u32.
+        unsafe { Self::wrap(vld1q_u32(lanes.as_ptr())) }
+    }
+
+    #[inline(always)]
+    fn store(self, s: &mut [Self::F], n: usize) {
+        assert!(n <= 4 && s.len() >= n);
+        let mut lanes = [0u32; 4];
+        // SAFETY: NEON is baseline on AArch64; `lanes` is four writable u32.
+        unsafe { vst1q_u32(lanes.as_mut_ptr(), self.0) };
+        for (v, l) in s[..n].iter_mut().zip(lanes) {
+            *v = Monty31::from_monty(l).expect("kernel outputs are below p");
+        }
+    }
+
+    #[inline(always)]
+    fn broadcast(w: Self::F) -> (uint32x4_t, uint32x4_t) {
+        let m = w.to_monty();
+        // SAFETY: NEON is baseline on AArch64.
+        unsafe {
+            (
+                vdupq_n_u32(m),
+                vdupq_n_u32(m.wrapping_mul(Monty31::<P>::P_INV)),
+            )
+        }
+    }
+
+    #[inline(always)]
+    fn add(self, b: Self) -> Self {
+        // SAFETY: NEON is baseline on AArch64.
+        unsafe {
+            let t = vaddq_u32(self.0, b.0);
+            Self::wrap(vminq_u32(t, vsubq_u32(t, Self::prime())))
+        }
+    }
+
+    #[inline(always)]
+    fn sub(self, b: Self) -> Self {
+        // SAFETY: NEON is baseline on AArch64.
+        unsafe {
+            let t = vsubq_u32(self.0, b.0);
+            Self::wrap(vminq_u32(t, vaddq_u32(t, Self::prime())))
+        }
+    }
+
+    #[inline(always)]
+    fn mul(self, (w, wq): (uint32x4_t, uint32x4_t)) -> Self {
+        // SAFETY: NEON is baseline on AArch64.
+        unsafe {
+            let p = Self::prime();
+            let a = self.0;
+            let lo = vmull_u32(vget_low_u32(a), vget_low_u32(w));
+            let hi = vmull_high_u32(a, w);
+            let m = vmulq_u32(a, wq);
+            let lo = vsubq_u64(lo, vmull_u32(vget_low_u32(m), vget_low_u32(p)));
+            let hi = vsubq_u64(hi, vmull_high_u32(m, p));
+            // The results are the high halves of the 64-bit differences.
+            let r = vuzp2q_u32(vreinterpretq_u32_u64(lo), vreinterpretq_u32_u64(hi));
+            Self::wrap(vminq_u32(r, vaddq_u32(r, p)))
+        }
+    }
+}

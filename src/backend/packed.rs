@@ -1,0 +1,136 @@
+//! One register-group kernel for every field with a packed SIMD form, on
+//! every ISA (AVX-512, NEON): written once over [`Packed`].
+//!
+//! Row j of a butterfly set is one contiguous run of `stride · width`
+//! elements sharing the set's twiddles (twiddles are per block, not per
+//! position), so the kernel walks the runs a register at a time and the same
+//! code serves interleaved matrices (SIMD across columns) and single columns
+//! (SIMD along the run). Each (radix, butterfly) pair is its own monomorphic
+//! loop; no branch or index depends on element values.
+
+use crate::backend::GroupKernel;
+use crate::field::Field;
+use crate::transform::ButterflyKind;
+
+/// A SIMD register of field elements with the arithmetic butterflies need.
+/// Methods are only called from kernels compiled with the backend's target
+/// features, after run-time detection (see `Kernels::has_kernels`).
+pub(crate) trait Packed: Copy {
+    /// The field.
+    type F: Field;
+    /// Elements per register.
+    const LANES: usize;
+    /// A twiddle prepared for [`Packed::mul`] (broadcast to every lane).
+    type Twiddle: Copy;
+    /// Loads `n ≤ LANES` elements (the rest zero).
+    fn load(s: &[Self::F], n: usize) -> Self;
+    /// Stores the first `n ≤ LANES` elements.
+    fn store(self, s: &mut [Self::F], n: usize);
+    fn broadcast(w: <Self::F as Field>::Twiddle) -> Self::Twiddle;
+    fn add(self, b: Self) -> Self;
+    fn sub(self, b: Self) -> Self;
+    fn mul(self, w: Self::Twiddle) -> Self;
+}
+
+/// Runs a register group of 1 to 4 layers with packed arithmetic. Inlined
+/// into each ISA's entry point, which is compiled with that ISA's features.
+#[inline(always)]
+pub(crate) fn run_group_generic<P: Packed>(buf: &mut [P::F], group: &GroupKernel<'_, P::F>) {
+    // Every (radix, butterfly) pair is its own monomorphic loop: no branch on
+    // the kind inside the butterflies, and the layer loops unroll.
+    macro_rules! by_kind {
+        ($r:literal) => {
+            match group.kind {
+                ButterflyKind::CooleyTukey => run::<P, $r, CT>(buf, group),
+                ButterflyKind::GentlemanSande => run::<P, $r, GS>(buf, group),
+                ButterflyKind::Additive => run::<P, $r, ADD>(buf, group),
+                ButterflyKind::AdditiveInverse => run::<P, $r, ADD_INV>(buf, group),
+            }
+        };
+    }
+    match group.log_radix {
+        1 => by_kind!(2),
+        2 => by_kind!(4),
+        3 => by_kind!(8),
+        4 => by_kind!(16),
+        g => panic!("packed register groups merge 1 to 4 layers, not {g}"),
+    }
+}
+
+const CT: u8 = 0;
+const GS: u8 = 1;
+const ADD: u8 = 2;
+const ADD_INV: u8 = 3;
+
+#[inline(always)]
+fn run<P: Packed, const R: usize, const KIND: u8>(buf: &mut [P::F], group: &GroupKernel<'_, P::F>) {
+    let block_len = group.width << group.log_rows;
+    let run_len = block_len / R;
+    assert!(run_len > 0 && buf.len() % block_len == 0);
+    let scale = group
+        .scale
+        .map(|s| P::broadcast(<P::F as Field>::prepare_twiddle(s)));
+    for (block, twiddles) in buf
+        .chunks_exact_mut(block_len)
+        .zip(group.twiddles.chunks_exact(R - 1).cycle())
+    {
+        // Plain loops, not closures: everything here must inline into the
+        // ISA entry point, whose target features closures would not inherit.
+        let mut w = [P::broadcast(twiddles[0]); R];
+        for k in 1..R - 1 {
+            w[k] = P::broadcast(twiddles[k]);
+        }
+        for start in (0..run_len).step_by(P::LANES) {
+            let n = P::LANES.min(run_len - start);
+            let mut x = [P::load(&block[start..], n); R];
+            for (j, v) in x.iter_mut().enumerate().skip(1) {
+                *v = P::load(&block[j * run_len + start..], n);
+            }
+            let g = R.trailing_zeros() as usize;
+            if KIND == CT || KIND == ADD {
+                for i in 0..g {
+                    layer::<P, R, KIND>(&mut x, &w, i);
+                }
+            } else {
+                for i in (0..g).rev() {
+                    layer::<P, R, KIND>(&mut x, &w, i);
+                }
+            }
+            if let Some(s) = scale {
+                for v in x.iter_mut() {
+                    *v = v.mul(s);
+                }
+            }
+            for (j, v) in x.iter().enumerate() {
+                v.store(&mut block[j * run_len + start..], n);
+            }
+        }
+    }
+}
+
+/// Layer i of a butterfly set of R rows in registers.
+#[inline(always)]
+fn layer<P: Packed, const R: usize, const KIND: u8>(x: &mut [P; R], w: &[P::Twiddle; R], i: usize) {
+    let half = R >> (i + 1);
+    for k in 0..1usize << i {
+        let t = w[(1 << i) - 1 + k];
+        for j in k * 2 * half..k * 2 * half + half {
+            let (a, b) = (x[j], x[j + half]);
+            (x[j], x[j + half]) = match KIND {
+                CT => {
+                    let m = b.mul(t);
+                    (a.add(m), a.sub(m))
+                }
+                GS => (a.add(b), a.sub(b).mul(t)),
+                ADD => {
+                    let a = a.add(b.mul(t));
+                    (a, b.add(a))
+                }
+                _ => {
+                    let b = b.add(a);
+                    (a.add(b.mul(t)), b)
+                }
+            };
+        }
+    }
+}
