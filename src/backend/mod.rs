@@ -313,151 +313,110 @@ impl Kernels for Gf2_64 {
     }
 }
 
-impl Kernels for MlKem {
-    fn has_kernels(backend: Backend) -> bool {
-        matches!(backend, Backend::Scalar | Backend::Avx512 | Backend::Neon)
-    }
-    fn whole_block_in_registers(
-        backend: Backend,
-        log_rows: usize,
-        lanes: usize,
-        layers: usize,
-    ) -> bool {
-        matches!(backend, Backend::Avx512 | Backend::Neon)
-            && log_rows == 8
-            && lanes == 1
-            && layers == 7
-    }
-    fn group_bounds(kind: ButterflyKind, layers: usize, input_bound: u32) -> Option<LazyBounds> {
-        Some(lazy_bounds::<MlKem>(kind, layers, input_bound))
-    }
-    fn layout_twiddles(
-        backend: Backend,
-        whole_block: bool,
-        heap: Vec<i16>,
-        superblocks: usize,
-    ) -> Vec<i16> {
-        match (backend, whole_block) {
-            #[cfg(target_arch = "x86_64")]
-            (Backend::Avx512, true) => heap
-                .chunks_exact(heap.len() / superblocks)
-                .flat_map(avx512::mlkem::table)
-                .collect(),
-            #[cfg(target_arch = "aarch64")]
-            (Backend::Neon, true) => heap
-                .chunks_exact(heap.len() / superblocks)
-                .flat_map(neon::lattice::table::<core::arch::aarch64::int16x8_t>)
-                .collect(),
-            _ => heap,
-        }
-    }
-    fn kernel_name(backend: Backend, whole_block: bool) -> &'static str {
-        match (backend, whole_block) {
-            (Backend::Avx512, true) => "avx512: all layers in registers",
-            (Backend::Neon, true) => "neon: layers 1-3 | 4-7 in registers",
-            _ => "portable lazy",
-        }
-    }
-    fn run_group(backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
-        match (backend, group.whole_block) {
-            #[cfg(target_arch = "x86_64")]
-            (Backend::Avx512, true) => {
-                use crate::field::LatticeField;
-                let scale = group.scale.map(MlKem::value);
-                // SAFETY: plans use Backend::Avx512 only after `Backend::check`
-                // found AVX-512 F and BW on this CPU.
-                unsafe {
-                    avx512::mlkem::run(MlKem::raw_slice(buf), group.twiddles, group.kind, scale)
+/// The lattice fields' kernels: portable lazy groups, the whole polynomial in
+/// registers on AVX-512 (`$avx` kernel module) and NEON (lane type `$neon`).
+macro_rules! lattice_kernels {
+    ($field:ty, $raw:ty, $layers:literal, $avx:ident, $neon:ident, $neon_name:literal) => {
+        impl Kernels for $field {
+            fn has_kernels(backend: Backend) -> bool {
+                matches!(backend, Backend::Scalar | Backend::Avx512 | Backend::Neon)
+            }
+            fn whole_block_in_registers(
+                backend: Backend,
+                log_rows: usize,
+                lanes: usize,
+                layers: usize,
+            ) -> bool {
+                matches!(backend, Backend::Avx512 | Backend::Neon)
+                    && log_rows == 8
+                    && lanes == 1
+                    && layers == $layers
+            }
+            fn group_bounds(
+                kind: ButterflyKind,
+                layers: usize,
+                input_bound: u32,
+            ) -> Option<LazyBounds> {
+                Some(lazy_bounds::<$field>(kind, layers, input_bound))
+            }
+            fn layout_twiddles(
+                backend: Backend,
+                whole_block: bool,
+                heap: Vec<$raw>,
+                superblocks: usize,
+            ) -> Vec<$raw> {
+                match (backend, whole_block) {
+                    #[cfg(target_arch = "x86_64")]
+                    (Backend::Avx512, true) => heap
+                        .chunks_exact(heap.len() / superblocks)
+                        .flat_map(avx512::$avx::table)
+                        .collect(),
+                    #[cfg(target_arch = "aarch64")]
+                    (Backend::Neon, true) => heap
+                        .chunks_exact(heap.len() / superblocks)
+                        .flat_map(neon::lattice::table::<core::arch::aarch64::$neon>)
+                        .collect(),
+                    _ => heap,
                 }
             }
-            #[cfg(target_arch = "aarch64")]
-            (Backend::Neon, true) => {
-                use crate::field::LatticeField;
-                let scale = group.scale.map(MlKem::value);
-                neon::lattice::run::<core::arch::aarch64::int16x8_t>(
-                    MlKem::raw_slice(buf),
-                    group.twiddles,
-                    group.kind,
-                    scale,
-                )
+            fn kernel_name(backend: Backend, whole_block: bool) -> &'static str {
+                match (backend, whole_block) {
+                    (Backend::Avx512, true) => "avx512: all layers in registers",
+                    (Backend::Neon, true) => $neon_name,
+                    _ => "portable lazy",
+                }
             }
-            _ => lattice::run_group(buf, group),
+            fn run_group(backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
+                match (backend, group.whole_block) {
+                    #[cfg(target_arch = "x86_64")]
+                    (Backend::Avx512, true) => {
+                        use crate::field::LatticeField;
+                        let scale = group.scale.map(<$field>::value);
+                        // SAFETY: plans use Backend::Avx512 only after
+                        // `Backend::check` found AVX-512 F and BW on this CPU.
+                        unsafe {
+                            avx512::$avx::run(
+                                <$field>::raw_slice(buf),
+                                group.twiddles,
+                                group.kind,
+                                scale,
+                            )
+                        }
+                    }
+                    #[cfg(target_arch = "aarch64")]
+                    (Backend::Neon, true) => {
+                        use crate::field::LatticeField;
+                        let scale = group.scale.map(<$field>::value);
+                        neon::lattice::run::<core::arch::aarch64::$neon>(
+                            <$field>::raw_slice(buf),
+                            group.twiddles,
+                            group.kind,
+                            scale,
+                        )
+                    }
+                    _ => lattice::run_group(buf, group),
+                }
+            }
         }
-    }
+    };
 }
 
-impl Kernels for MlDsa {
-    fn has_kernels(backend: Backend) -> bool {
-        matches!(backend, Backend::Scalar | Backend::Avx512 | Backend::Neon)
-    }
-    fn whole_block_in_registers(
-        backend: Backend,
-        log_rows: usize,
-        lanes: usize,
-        layers: usize,
-    ) -> bool {
-        matches!(backend, Backend::Avx512 | Backend::Neon)
-            && log_rows == 8
-            && lanes == 1
-            && layers == 8
-    }
-    fn group_bounds(kind: ButterflyKind, layers: usize, input_bound: u32) -> Option<LazyBounds> {
-        Some(lazy_bounds::<MlDsa>(kind, layers, input_bound))
-    }
-    fn layout_twiddles(
-        backend: Backend,
-        whole_block: bool,
-        heap: Vec<i32>,
-        superblocks: usize,
-    ) -> Vec<i32> {
-        match (backend, whole_block) {
-            #[cfg(target_arch = "x86_64")]
-            (Backend::Avx512, true) => heap
-                .chunks_exact(heap.len() / superblocks)
-                .flat_map(avx512::mldsa::table)
-                .collect(),
-            #[cfg(target_arch = "aarch64")]
-            (Backend::Neon, true) => heap
-                .chunks_exact(heap.len() / superblocks)
-                .flat_map(neon::lattice::table::<core::arch::aarch64::int32x4_t>)
-                .collect(),
-            _ => heap,
-        }
-    }
-    fn kernel_name(backend: Backend, whole_block: bool) -> &'static str {
-        match (backend, whole_block) {
-            (Backend::Avx512, true) => "avx512: all layers in registers",
-            (Backend::Neon, true) => "neon: layers 1-4 | 5-8 in registers",
-            _ => "portable lazy",
-        }
-    }
-    fn run_group(backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
-        match (backend, group.whole_block) {
-            #[cfg(target_arch = "x86_64")]
-            (Backend::Avx512, true) => {
-                use crate::field::LatticeField;
-                let scale = group.scale.map(MlDsa::value);
-                // SAFETY: plans use Backend::Avx512 only after `Backend::check`
-                // found AVX-512 F on this CPU.
-                unsafe {
-                    avx512::mldsa::run(MlDsa::raw_slice(buf), group.twiddles, group.kind, scale)
-                }
-            }
-            #[cfg(target_arch = "aarch64")]
-            (Backend::Neon, true) => {
-                use crate::field::LatticeField;
-                let scale = group.scale.map(MlDsa::value);
-                neon::lattice::run::<core::arch::aarch64::int32x4_t>(
-                    MlDsa::raw_slice(buf),
-                    group.twiddles,
-                    group.kind,
-                    scale,
-                )
-            }
-            _ => lattice::run_group(buf, group),
-        }
-    }
-}
+lattice_kernels!(
+    MlKem,
+    i16,
+    7,
+    mlkem,
+    int16x8_t,
+    "neon: layers 1-3 | 4-7 in registers"
+);
+lattice_kernels!(
+    MlDsa,
+    i32,
+    8,
+    mldsa,
+    int32x4_t,
+    "neon: layers 1-4 | 5-8 in registers"
+);
 
 /// Whether a group's contiguous runs (row j of a butterfly set) hold at
 /// least one full register of `lanes` elements. Shorter runs (the last
