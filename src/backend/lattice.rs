@@ -65,15 +65,7 @@ pub fn lazy_bounds<F: LatticeField>(kind: ButterflyKind, layers: usize, input: u
 }
 
 pub(super) fn run_group<F: LatticeField>(buf: &mut [F], group: &GroupKernel<'_, F>) {
-    let superblocks = buf.len() / (group.width << group.log_rows);
-    let per_set = (1 << group.log_radix) - 1;
-    let sets = group.twiddles.len() / per_set;
-    assert!(
-        sets > 0
-            && superblocks.is_multiple_of(sets)
-            && group.twiddles.len().is_multiple_of(per_set),
-        "twiddle sets cycle over the super-blocks"
-    );
+    super::assert_twiddle_sets(buf.len(), group);
     match group.log_radix {
         1 => by_chunk::<F, 2>(buf, group),
         2 => by_chunk::<F, 4>(buf, group),

@@ -214,51 +214,61 @@ pub trait Kernels: Field {
     }
 }
 
-impl<P: MontyParams> Kernels for Monty31<P> {
-    fn has_kernels(backend: Backend) -> bool {
-        match backend {
-            Backend::Scalar => true,
-            // The packed kernel is compiled with VPCLMULQDQ among its features.
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx512 => std::arch::is_x86_feature_detected!("vpclmulqdq"),
-            // The NEON entry point is compiled with `aes` among its features.
-            #[cfg(target_arch = "aarch64")]
-            Backend::Neon => std::arch::is_aarch64_feature_detected!("aes"),
-            _ => false,
+/// Fields with a packed SIMD form: the generic packed kernel on AVX-512 and
+/// NEON (runs shorter than a register go to the portable kernel).
+macro_rules! packed_kernels {
+    ([$($generics:tt)*] $field:ty, $avx:ty, $avx_lanes:literal, $avx_name:literal, $neon:ty, $neon_lanes:literal, $neon_name:literal) => {
+        impl<$($generics)*> Kernels for $field {
+            fn has_kernels(backend: Backend) -> bool {
+                match backend {
+                    Backend::Scalar => true,
+                    // The AVX-512 entry point is compiled with VPCLMULQDQ among its features.
+                    #[cfg(target_arch = "x86_64")]
+                    Backend::Avx512 => std::arch::is_x86_feature_detected!("vpclmulqdq"),
+                    // The NEON entry point is compiled with `aes` (PMULL) among its features.
+                    #[cfg(target_arch = "aarch64")]
+                    Backend::Neon => std::arch::is_aarch64_feature_detected!("aes"),
+                    _ => false,
+                }
+            }
+            fn register_values(backend: Backend) -> usize {
+                match backend {
+                    // 8 data registers + 7 broadcast twiddles + the product's temporaries.
+                    Backend::Avx512 | Backend::Neon => 8,
+                    _ => backend.register_values(),
+                }
+            }
+            fn kernel_name(backend: Backend, _whole_block: bool) -> &'static str {
+                match backend {
+                    Backend::Avx512 => $avx_name,
+                    Backend::Neon => $neon_name,
+                    _ => "portable",
+                }
+            }
+            fn run_group(backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
+                match backend {
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: plans use Backend::Avx512 for this field only after
+                    // `Backend::check` found AVX-512 F/BW/VL/DQ and VPCLMULQDQ.
+                    Backend::Avx512 if packed_runs_fill_registers(group, $avx_lanes) => unsafe {
+                        avx512::packed::run_group::<$avx>(buf, group)
+                    },
+                    #[cfg(target_arch = "aarch64")]
+                    // SAFETY: plans use Backend::Neon for this field only after
+                    // `Backend::check` found NEON and the `aes` extension.
+                    Backend::Neon if packed_runs_fill_registers(group, $neon_lanes) => unsafe {
+                        neon::packed::run_group::<$neon>(buf, group)
+                    },
+                    _ => scalar::run_group(buf, group),
+                }
+            }
         }
-    }
-    fn register_values(backend: Backend) -> usize {
-        match backend {
-            // 8 data registers + 7 broadcast twiddle pairs + temporaries.
-            Backend::Avx512 | Backend::Neon => 8,
-            _ => backend.register_values(),
-        }
-    }
-    fn kernel_name(backend: Backend, _whole_block: bool) -> &'static str {
-        match backend {
-            Backend::Avx512 => "avx512 Montgomery",
-            Backend::Neon => "neon Montgomery",
-            _ => "portable",
-        }
-    }
-    fn run_group(backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
-        match backend {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: plans use Backend::Avx512 for this field only after
-            // `Backend::check` found AVX-512 F/BW/VL/DQ and VPCLMULQDQ.
-            Backend::Avx512 if packed_runs_fill_registers(group, 16) => unsafe {
-                avx512::packed::run_group::<avx512::packed::PackedMonty31<P>>(buf, group)
-            },
-            #[cfg(target_arch = "aarch64")]
-            // SAFETY: plans use Backend::Neon for this field only after
-            // `Backend::check` found NEON and the `aes` extension.
-            Backend::Neon if packed_runs_fill_registers(group, 4) => unsafe {
-                neon::packed::run_group::<neon::packed::PackedMonty31<P>>(buf, group)
-            },
-            _ => scalar::run_group(buf, group),
-        }
-    }
+    };
 }
+
+packed_kernels!([P: MontyParams] Monty31<P>, avx512::packed::PackedMonty31<P>, 16, "avx512 Montgomery", neon::packed::PackedMonty31<P>, 4, "neon Montgomery");
+packed_kernels!([] Gf2_64, avx512::packed::PackedGf2_64, 8, "avx512 vpclmulqdq", neon::packed::PackedGf2_64, 2, "neon pmull");
+
 impl Kernels for Goldilocks {}
 
 /// Extension data is best run through a `BabyBear` plan over 4 × the lanes
@@ -268,50 +278,6 @@ impl Kernels for BabyBear4 {}
 /// Extension data is best run through a `Gf2_64` plan over 3 × the lanes
 /// (`ExtensionOf::as_base_slice_mut`); a `Gf2_192` plan uses the portable kernels.
 impl Kernels for Gf2_192 {}
-
-impl Kernels for Gf2_64 {
-    fn has_kernels(backend: Backend) -> bool {
-        match backend {
-            Backend::Scalar => true,
-            #[cfg(target_arch = "x86_64")]
-            Backend::Avx512 => std::arch::is_x86_feature_detected!("vpclmulqdq"),
-            #[cfg(target_arch = "aarch64")]
-            Backend::Neon => std::arch::is_aarch64_feature_detected!("aes"),
-            _ => false,
-        }
-    }
-    fn register_values(backend: Backend) -> usize {
-        match backend {
-            // 8 data registers + 7 broadcast twiddles + the product's temporaries.
-            Backend::Avx512 | Backend::Neon => 8,
-            _ => backend.register_values(),
-        }
-    }
-    fn kernel_name(backend: Backend, _whole_block: bool) -> &'static str {
-        match backend {
-            Backend::Avx512 => "avx512 vpclmulqdq",
-            Backend::Neon => "neon pmull",
-            _ => "portable",
-        }
-    }
-    fn run_group(backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
-        match backend {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: plans use Backend::Avx512 for Gf2_64 only after
-            // `Backend::check` found AVX-512 F/BW/VL/DQ and VPCLMULQDQ.
-            Backend::Avx512 if packed_runs_fill_registers(group, 8) => unsafe {
-                avx512::packed::run_group::<avx512::packed::PackedGf2_64>(buf, group)
-            },
-            #[cfg(target_arch = "aarch64")]
-            // SAFETY: plans use Backend::Neon for Gf2_64 only after
-            // `Backend::check` found NEON and PMULL (`aes`).
-            Backend::Neon if packed_runs_fill_registers(group, 2) => unsafe {
-                neon::packed::run_group::<neon::packed::PackedGf2_64>(buf, group)
-            },
-            _ => scalar::run_group(buf, group),
-        }
-    }
-}
 
 /// The lattice fields' kernels: portable lazy groups, the whole polynomial in
 /// registers on AVX-512 (`$avx` kernel module) and NEON (lane type `$neon`).
@@ -417,6 +383,21 @@ lattice_kernels!(
     int32x4_t,
     "neon: layers 1-4 | 5-8 in registers"
 );
+
+/// Checks the shape every portable kernel relies on: `buf` is whole
+/// super-blocks and `twiddles` holds whole sets of 2^log_radix − 1 that cycle
+/// over them (one item's blocks, repeated for batched items).
+pub(crate) fn assert_twiddle_sets<F: Field>(buf_len: usize, group: &GroupKernel<'_, F>) {
+    let superblocks = buf_len / (group.width << group.log_rows);
+    let per_set = (1 << group.log_radix) - 1;
+    let sets = group.twiddles.len() / per_set;
+    assert!(
+        sets > 0
+            && superblocks.is_multiple_of(sets)
+            && group.twiddles.len().is_multiple_of(per_set),
+        "twiddle sets cycle over the super-blocks"
+    );
+}
 
 /// Whether a group's contiguous runs (row j of a butterfly set) hold at
 /// least one full register of `lanes` elements. Shorter runs (the last

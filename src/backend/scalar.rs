@@ -18,15 +18,7 @@ const ADD: u8 = 2;
 const ADD_INV: u8 = 3;
 
 pub(super) fn run_group<F: Field>(buf: &mut [F], group: &GroupKernel<'_, F>) {
-    let superblocks = buf.len() / (group.width << group.log_rows);
-    let per_set = (1 << group.log_radix) - 1;
-    let sets = group.twiddles.len() / per_set;
-    assert!(
-        sets > 0
-            && superblocks.is_multiple_of(sets)
-            && group.twiddles.len().is_multiple_of(per_set),
-        "twiddle sets cycle over the super-blocks"
-    );
+    super::assert_twiddle_sets(buf.len(), group);
     macro_rules! by_kind {
         ($r:literal) => {
             match group.kind {

@@ -3,7 +3,7 @@
 //! coefficients (`#[repr(C)]`, lowest first), so DFTs of extension columns
 //! run on the BabyBear kernels over 4 × the lanes.
 
-use super::{BabyBear, ExtensionOf, Field, TwoAdicField};
+use super::{impl_field_ops, BabyBear, ExtensionOf, Field, TwoAdicField};
 
 /// W with x⁴ = W (Plonky3's `BinomialExtensionData<4>::W` for BabyBear).
 const W: u32 = 11;
@@ -30,22 +30,17 @@ impl BabyBear4 {
     }
 }
 
-impl core::ops::Add for BabyBear4 {
-    type Output = Self;
-    fn add(self, rhs: Self) -> Self {
+impl BabyBear4 {
+    fn add_impl(self, rhs: Self) -> Self {
         Self(core::array::from_fn(|i| self.0[i] + rhs.0[i]))
     }
-}
-impl core::ops::Sub for BabyBear4 {
-    type Output = Self;
-    fn sub(self, rhs: Self) -> Self {
+
+    fn sub_impl(self, rhs: Self) -> Self {
         Self(core::array::from_fn(|i| self.0[i] - rhs.0[i]))
     }
-}
-impl core::ops::Mul for BabyBear4 {
-    type Output = Self;
+
     /// Schoolbook, folding x^(4+k) = W·x^k.
-    fn mul(self, rhs: Self) -> Self {
+    fn mul_impl(self, rhs: Self) -> Self {
         let (a, b) = (self.0, rhs.0);
         let mut c = [BabyBear::ZERO; 7];
         for i in 0..4 {
@@ -57,40 +52,8 @@ impl core::ops::Mul for BabyBear4 {
         Self([c[0] + w * c[4], c[1] + w * c[5], c[2] + w * c[6], c[3]])
     }
 }
-impl core::ops::Neg for BabyBear4 {
-    type Output = Self;
-    fn neg(self) -> Self {
-        Self::ZERO - self
-    }
-}
-impl core::ops::AddAssign for BabyBear4 {
-    fn add_assign(&mut self, rhs: Self) {
-        *self = *self + rhs;
-    }
-}
-impl core::ops::SubAssign for BabyBear4 {
-    fn sub_assign(&mut self, rhs: Self) {
-        *self = *self - rhs;
-    }
-}
-impl core::ops::MulAssign for BabyBear4 {
-    fn mul_assign(&mut self, rhs: Self) {
-        *self = *self * rhs;
-    }
-}
-impl num_traits::Zero for BabyBear4 {
-    fn zero() -> Self {
-        Self::ZERO
-    }
-    fn is_zero(&self) -> bool {
-        *self == Self::ZERO
-    }
-}
-impl num_traits::One for BabyBear4 {
-    fn one() -> Self {
-        Self::ONE
-    }
-}
+
+impl_field_ops!(BabyBear4);
 
 impl core::fmt::Debug for BabyBear4 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

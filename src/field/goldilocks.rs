@@ -5,7 +5,7 @@
 //! 2^96 ≡ −1: `lo − hi_hi + hi_lo·(2^32 − 1)`, then one conditional
 //! subtraction. Roots of unity are Plonky3 0.8.0's.
 
-use super::{Field, TwoAdicField};
+use super::{impl_field_ops, Field, TwoAdicField};
 
 const P: u64 = 0xffff_ffff_0000_0001;
 /// 2^32 − 1 = 2^64 mod p.
@@ -54,75 +54,35 @@ impl Goldilocks {
         let hi_lo = hi & EPSILON;
         // lo − hi_hi (mod p): on borrow, subtract EPSILON (adding 2^64 − p... ≡ −2^32+1).
         let (t0, borrow) = lo.overflowing_sub(hi_hi);
-        let t0 = t0.wrapping_sub(EPSILON & (borrow as u64).wrapping_neg());
+        let t0 = t0.wrapping_sub(mask(EPSILON, borrow));
         let t1 = hi_lo * EPSILON;
         let (t2, carry) = t0.overflowing_add(t1);
-        let t2 = t2.wrapping_add(EPSILON & (carry as u64).wrapping_neg());
+        let t2 = t2.wrapping_add(mask(EPSILON, carry));
         Self::new(t2)
     }
 }
 
-impl core::ops::Add for Goldilocks {
-    type Output = Self;
+impl Goldilocks {
     #[inline(always)]
-    fn add(self, rhs: Self) -> Self {
+    fn add_impl(self, rhs: Self) -> Self {
         let (s, carry) = self.0.overflowing_add(rhs.0);
         // On carry the true sum is s + 2^64 ≡ s + EPSILON, and s + EPSILON < p.
         Self::new(s.wrapping_add(mask(EPSILON, carry)))
     }
-}
 
-impl core::ops::Sub for Goldilocks {
-    type Output = Self;
     #[inline(always)]
-    fn sub(self, rhs: Self) -> Self {
+    fn sub_impl(self, rhs: Self) -> Self {
         let (d, borrow) = self.0.overflowing_sub(rhs.0);
         Self(d.wrapping_add(mask(P, borrow)))
     }
-}
 
-impl core::ops::Mul for Goldilocks {
-    type Output = Self;
     #[inline(always)]
-    fn mul(self, rhs: Self) -> Self {
+    fn mul_impl(self, rhs: Self) -> Self {
         Self::reduce128(self.0 as u128 * rhs.0 as u128)
     }
 }
 
-impl core::ops::Neg for Goldilocks {
-    type Output = Self;
-    fn neg(self) -> Self {
-        Self::ZERO - self
-    }
-}
-impl core::ops::AddAssign for Goldilocks {
-    fn add_assign(&mut self, rhs: Self) {
-        *self = *self + rhs;
-    }
-}
-impl core::ops::SubAssign for Goldilocks {
-    fn sub_assign(&mut self, rhs: Self) {
-        *self = *self - rhs;
-    }
-}
-impl core::ops::MulAssign for Goldilocks {
-    fn mul_assign(&mut self, rhs: Self) {
-        *self = *self * rhs;
-    }
-}
-impl num_traits::Zero for Goldilocks {
-    fn zero() -> Self {
-        Self::ZERO
-    }
-    fn is_zero(&self) -> bool {
-        self.0 == 0
-    }
-}
-impl num_traits::One for Goldilocks {
-    fn one() -> Self {
-        Self::ONE
-    }
-}
+impl_field_ops!(Goldilocks);
 
 impl core::fmt::Debug for Goldilocks {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
