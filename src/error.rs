@@ -64,6 +64,16 @@ pub enum Error {
         /// Why it cannot run here.
         reason: String,
     },
+    /// The allocator could not provide the plan's own tables (twiddles in
+    /// kernel order, about two field elements per row): the transform is
+    /// valid but too large for this machine. Planning fails before building
+    /// anything, instead of aborting the process part-way.
+    OutOfMemory {
+        /// What could not be allocated.
+        what: &'static str,
+        /// Bytes asked for.
+        bytes: usize,
+    },
     /// A thread count of zero, or a thread pool that could not be built.
     Threads {
         /// What went wrong.
@@ -98,6 +108,9 @@ impl fmt::Display for Error {
             Error::Unsupported { what } => write!(f, "unsupported: {what}"),
             Error::BackendUnavailable { backend, reason } => {
                 write!(f, "backend {backend} is unavailable: {reason}")
+            }
+            Error::OutOfMemory { what, bytes } => {
+                write!(f, "out of memory: {what} need {bytes} bytes")
             }
             Error::Threads { reason } => write!(f, "threads: {reason}"),
         }

@@ -79,6 +79,25 @@ impl Budgets {
     }
 }
 
+/// Checks that the allocator can provide a plan's own tables before any of
+/// them is built: the twiddles of the schedule and their copy in kernel order
+/// take about one field element per row each. A valid transform far larger
+/// than memory (say 2^50 rows of GF(2^64)) then fails with
+/// [`Error::OutOfMemory`] instead of aborting the process part-way.
+fn reserve_tables<F>(rows: usize) -> Result<(), Error> {
+    let elems = rows.saturating_mul(2);
+    if elems.saturating_mul(core::mem::size_of::<F>()) <= 64 << 20 {
+        return Ok(());
+    }
+    let mut probe: Vec<F> = Vec::new();
+    probe
+        .try_reserve_exact(elems)
+        .map_err(|_| Error::OutOfMemory {
+            what: "the plan's twiddle tables",
+            bytes: elems.saturating_mul(core::mem::size_of::<F>()),
+        })
+}
+
 /// How many threads execution may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Threads {
@@ -144,6 +163,8 @@ impl Planner {
     /// Plans `spec`: validates it, picks a backend, groups its layers,
     /// precomputes twiddles in kernel order.
     pub fn plan<F: Kernels>(&self, spec: &Transform<F>) -> Result<Plan<F>, Error> {
+        spec.validate()?;
+        reserve_tables::<F>(spec.rows())?;
         let schedule = spec.schedule()?;
         let backend = match self.backend {
             Some(b) => {

@@ -363,7 +363,7 @@ impl<F: Field> Transform<F> {
                 "additive NTT {dir}, n = 2^{}{}, {} basis",
                 self.log_n,
                 if self.first_layer > 0 {
-                    format!(", from layer {}", self.first_layer + 1)
+                    format!(", from layer {}", u64::from(self.first_layer) + 1)
                 } else {
                     String::new()
                 },

@@ -1,0 +1,350 @@
+//! Hostile input: every public constructor, planner entry point and
+//! `execute` variant tried with adversarial parameters returns a typed error
+//! (or a correct answer), never panics, and never asks the allocator for an
+//! absurd amount of memory before failing. Unaligned slices give the same
+//! bits as aligned ones on every backend.
+
+mod common;
+
+use common::*;
+use nttfuse::*;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Records the high-water mark of live heap bytes (allocations the system
+/// granted; a request it refuses costs nothing).
+struct PeakRequest;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK_LIVE: AtomicUsize = AtomicUsize::new(0);
+/// Tests in this file share the counter: run them one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+unsafe impl GlobalAlloc for PeakRequest {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded unchanged to the system allocator.
+        let ptr = unsafe { System.alloc(layout) };
+        if !ptr.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK_LIVE.fetch_max(live, Ordering::Relaxed);
+        }
+        ptr
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: `ptr` came from `System.alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: PeakRequest = PeakRequest;
+
+/// No call here may hold more heap than this (above what was live before it).
+const SANE_BYTES: usize = 64 << 20;
+
+/// Runs `f` under `catch_unwind`, asserting it neither panics nor holds more
+/// than [`SANE_BYTES`] of heap at any moment.
+fn hostile<R>(what: &str, f: impl FnOnce() -> R) -> R {
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK_LIVE.store(before, Ordering::Relaxed);
+    let result = catch_unwind(AssertUnwindSafe(f))
+        .unwrap_or_else(|_| panic!("{what}: panicked instead of returning an error"));
+    let peak = PEAK_LIVE.load(Ordering::Relaxed) - before;
+    assert!(peak <= SANE_BYTES, "{what}: held {peak} bytes of heap");
+    result
+}
+
+fn expect_err<T>(what: &str, result: Result<T, Error>) -> Error {
+    match result {
+        Ok(_) => panic!("{what}: accepted"),
+        Err(e) => {
+            assert!(!e.to_string().is_empty());
+            e
+        }
+    }
+}
+
+const LANES: [usize; 8] = [
+    0,
+    1,
+    3,
+    1 << 20,
+    usize::MAX / 3,
+    usize::MAX / 2 + 1,
+    usize::MAX - 1,
+    usize::MAX,
+];
+const LOG_NS: [u32; 14] = [0, 1, 2, 27, 28, 32, 33, 40, 50, 60, 63, 64, 65, u32::MAX];
+
+fn planners() -> Vec<Planner> {
+    let mut planners = vec![
+        planner(roomy(), 1),
+        planner(tiny(), 2),
+        Planner::new(),
+        Planner::new().budgets(Budgets::fixed(0, 0, 0)),
+        Planner::new().budgets(Budgets::fixed(usize::MAX, usize::MAX, usize::MAX)),
+    ];
+    for register_values in [0, 1, 3, 5, usize::MAX] {
+        planners.push(Planner::new().budgets(Budgets {
+            register_values: Some(register_values),
+            ..tiny()
+        }));
+    }
+    planners
+}
+
+/// The plan for a size the planner accepts must be valid, and any refusal
+/// must come as a typed error; sizes large enough to need huge buffers must
+/// be refused before allocating anything of their size.
+#[test]
+fn hostile_plan_parameters_are_refused_without_panic_or_huge_allocation() {
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for planner in planners() {
+        for lanes in LANES {
+            for log_n in LOG_NS {
+                for rate in [0u32, 1, log_n, log_n.saturating_add(1), u32::MAX] {
+                    let what = format!("log n {log_n} lanes {lanes} rate {rate} {planner:?}");
+                    let encode = Transform::<Gf2_64>::additive_encode(log_n, rate).lanes(lanes);
+                    let intt = Transform::<Gf2_64>::additive_intt(log_n)
+                        .from_layer(rate)
+                        .lanes(lanes)
+                        .basis(Basis::Cantor);
+                    let dft = Transform::<BabyBear>::dft_encode(log_n, rate, BabyBear::new(7))
+                        .lanes(lanes)
+                        .batch(rate.max(1) as usize);
+                    let gl =
+                        Transform::<Goldilocks>::coset_idft(log_n, Goldilocks::new(3)).lanes(lanes);
+                    let g4 = Transform::<BabyBear4>::dft(log_n).lanes(lanes);
+                    let g192 = Transform::<Gf2_192>::additive_ntt(log_n).lanes(lanes);
+                    hostile(&what, || {
+                        check_refused(&what, &planner, &encode);
+                        check_refused(&what, &planner, &intt);
+                        check_refused(&what, &planner, &dft);
+                        check_refused(&what, &planner, &gl);
+                        check_refused(&what, &planner, &g4);
+                        check_refused(&what, &planner, &g192);
+                        let lde_spec = Transform::<KoalaBear>::dft_encode(
+                            log_n.saturating_add(rate),
+                            rate,
+                            KoalaBear::new(3),
+                        )
+                        .lanes(lanes);
+                        if rate == 0 || lde_spec.validate().is_err() {
+                            expect_err(
+                                &what,
+                                planner.plan_coset_lde(
+                                    log_n,
+                                    rate,
+                                    KoalaBear::new(3),
+                                    lanes,
+                                    Order::BitReversed,
+                                ),
+                            );
+                        }
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// A description the field refuses must fail to plan with that error; a
+/// valid one of more than 2^40 rows must fail with `OutOfMemory` (this
+/// machine has no room for its twiddles); valid ones between 2^20 values
+/// and 2^40 rows are valid and big, and left out; small ones must plan.
+fn check_refused<F: Kernels>(what: &str, planner: &Planner, spec: &Transform<F>) {
+    let _ = (spec.input_len(), spec.output_len(), spec.describe());
+    match spec.validate() {
+        Err(invalid) => assert_eq!(expect_err(what, planner.plan(spec)), invalid, "{what}"),
+        Ok(()) if spec.log_n() >= 40 => {
+            let err = expect_err(what, planner.plan(spec));
+            assert!(matches!(err, Error::OutOfMemory { .. }), "{what}: {err}");
+        }
+        Ok(()) if spec.output_len().unwrap() <= 1 << 20 => {
+            if let Err(e) = planner.plan(spec) {
+                assert!(
+                    matches!(e, Error::Threads { .. } | Error::BackendUnavailable { .. }),
+                    "{what}: {e}"
+                );
+            }
+        }
+        Ok(()) => {}
+    }
+}
+
+/// Small parameters are exercised for real: whatever the planner accepts
+/// runs and matches the naive definition; the rest are typed errors.
+#[test]
+fn small_hostile_parameters_plan_correctly_or_fail_typed() {
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut rng = Rng(99);
+    for planner in planners() {
+        for log_n in 0..=4u32 {
+            for rate in [0u32, 1, log_n, log_n + 1] {
+                for lanes in [1usize, 2] {
+                    let what = format!("log n {log_n} rate {rate} lanes {lanes} {planner:?}");
+                    let spec = Transform::<Gf2_64>::additive_encode(log_n, rate).lanes(lanes);
+                    let planned = hostile(&what, || planner.plan(&spec));
+                    match planned {
+                        Ok(plan) => {
+                            let input = rng.vec::<Gf2_64>(plan.input_len());
+                            let mut out = vec![Gf2_64::ZERO; plan.len()];
+                            plan.execute_from(&input, &mut out).unwrap();
+                            assert_eq!(out, reference::evaluate(&spec, &input).unwrap(), "{what}");
+                        }
+                        Err(e) => assert!(
+                            matches!(e, Error::RateTooHigh { .. } | Error::Threads { .. }),
+                            "{what}: {e}"
+                        ),
+                    }
+                    let spec = Transform::<BabyBear>::dft(log_n).lanes(lanes);
+                    if let Ok(plan) = hostile(&what, || planner.plan(&spec)) {
+                        let input = rng.vec::<BabyBear>(plan.input_len());
+                        let mut out = vec![BabyBear::ZERO; plan.len()];
+                        plan.execute_from(&input, &mut out).unwrap();
+                        assert_eq!(out, reference::evaluate(&spec, &input).unwrap(), "{what}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Every `execute` variant with empty, short, long and absurd slices.
+#[test]
+fn hostile_slices_get_length_errors() {
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut rng = Rng(5);
+    let dft = planner(tiny(), 2)
+        .plan(&Transform::<BabyBear>::dft(9).lanes(3))
+        .unwrap();
+    let encode = planner(tiny(), 2)
+        .plan(&Transform::<Gf2_64>::additive_encode(9, 2).lanes(2))
+        .unwrap();
+    let mlkem = Planner::new()
+        .plan(&Transform::<MlKem>::negacyclic_forward().batch(2))
+        .unwrap();
+    let lde = Planner::new()
+        .plan_coset_lde(6, 1, BabyBear::new(31), 2, Order::Natural)
+        .unwrap();
+    fn lengths(n: usize) -> [usize; 5] {
+        [0, 1, n - 1, n + 1, 2 * n]
+    }
+    for bad in lengths(dft.len()) {
+        let what = format!("dft with {bad}");
+        let mut data = rng.vec::<BabyBear>(bad);
+        let good = rng.vec::<BabyBear>(dft.len());
+        let mut out = vec![BabyBear::ZERO; dft.len()];
+        hostile(&what, || {
+            expect_err(&what, dft.execute(&mut data));
+            expect_err(&what, dft.execute_from(&data, &mut out));
+            expect_err(&what, dft.execute_from(&good, &mut data));
+            let mut scratch = vec![BabyBear::ZERO; dft.scratch_len()];
+            expect_err(&what, dft.execute_with_scratch(&mut data, &mut scratch));
+        });
+    }
+    // Scratch one element short (or empty) is refused too.
+    let mut data = rng.vec::<BabyBear>(dft.len());
+    for scratch_len in [0, dft.scratch_len().saturating_sub(1)] {
+        if scratch_len < dft.scratch_len() {
+            let mut scratch = vec![BabyBear::ZERO; scratch_len];
+            hostile("short scratch", || {
+                expect_err(
+                    "short scratch",
+                    dft.execute_with_scratch(&mut data, &mut scratch),
+                )
+            });
+        }
+    }
+    for bad in lengths(encode.input_len()) {
+        let what = format!("encode message of {bad}");
+        let message = rng.vec::<Gf2_64>(bad);
+        let mut out = vec![Gf2_64::ZERO; encode.len()];
+        hostile(&what, || {
+            expect_err(&what, encode.execute_from(&message, &mut out));
+        });
+    }
+    for bad in lengths(256 * 2) {
+        let what = format!("ML-KEM batch of {bad}");
+        let mut data = vec![MlKem::new(1); bad];
+        hostile(&what, || expect_err(&what, mlkem.execute(&mut data)));
+    }
+    for bad in lengths(lde.input_len()) {
+        let what = format!("LDE input of {bad}");
+        let evals = rng.vec::<BabyBear>(bad);
+        let mut out = vec![BabyBear::ZERO; lde.len()];
+        hostile(&what, || {
+            expect_err(&what, lde.execute_from(&evals, &mut out))
+        });
+    }
+}
+
+/// A coset shift of zero has no coset: refused, not a division by zero.
+#[test]
+fn zero_coset_shift_is_refused() {
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for spec in [
+        Transform::<BabyBear>::coset_dft(4, BabyBear::ZERO),
+        Transform::<BabyBear>::coset_idft(4, BabyBear::ZERO),
+        Transform::<BabyBear>::dft_encode(5, 1, BabyBear::ZERO),
+    ] {
+        hostile("zero shift", || {
+            expect_err("zero shift", planner(roomy(), 1).plan(&spec))
+        });
+    }
+}
+
+/// Data that starts one element past a 64-byte boundary (so every SIMD load
+/// and store is unaligned) gives the same bits as aligned data, on every
+/// backend this CPU has, for every family.
+#[test]
+fn unaligned_slices_give_the_same_bits_on_every_backend() {
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    fn check<F: Kernels>(spec: Transform<F>) {
+        let mut rng = Rng(17);
+        for backend in [Backend::Scalar, Backend::Avx512, Backend::Neon] {
+            let Ok(plan) = Planner::new()
+                .backend(backend)
+                .budgets(tiny())
+                .threads(Threads::Count(2))
+                .plan(&spec)
+            else {
+                continue;
+            };
+            let input = rng.vec::<F>(plan.input_len());
+            let mut aligned = vec![F::zero(); plan.len()];
+            plan.execute_from(&input, &mut aligned).unwrap();
+            for offset in 1..4 {
+                let mut backing = vec![F::zero(); plan.len() + offset];
+                let mut input_backing = vec![F::zero(); plan.input_len() + offset];
+                input_backing[offset..].copy_from_slice(&input);
+                let out = &mut backing[offset..];
+                plan.execute_from(&input_backing[offset..], out).unwrap();
+                assert!(
+                    out == aligned.as_slice(),
+                    "{} {} offset {offset}",
+                    F::NAME,
+                    backend.name()
+                );
+                if plan.input_len() == plan.len() {
+                    out.copy_from_slice(&input);
+                    plan.execute(out).unwrap();
+                    assert!(out == aligned.as_slice(), "{} in place", F::NAME);
+                }
+            }
+        }
+    }
+    check(Transform::<MlKem>::negacyclic_forward().batch(3));
+    check(Transform::<MlKem>::negacyclic_inverse());
+    check(Transform::<MlDsa>::negacyclic_forward().batch(2));
+    check(Transform::<MlDsa>::negacyclic_inverse());
+    check(Transform::<BabyBear>::dft(10).lanes(3));
+    check(Transform::<KoalaBear>::coset_idft(9, KoalaBear::new(3)).lanes(17));
+    check(Transform::<Goldilocks>::dft(9).lanes(2));
+    check(Transform::<Gf2_64>::additive_ntt(10).lanes(9));
+    check(Transform::<Gf2_64>::additive_encode(10, 1).lanes(8));
+    check(Transform::<Gf2_64>::additive_intt(8).lanes(1));
+}
