@@ -1,0 +1,245 @@
+//! A suite small enough for Miri (`cargo +nightly miri test --test miri`),
+//! run by plain `cargo test` too: every family, every plan shape (forced by
+//! tiny budgets), every `execute` variant, serial and on two threads, on
+//! every backend this build can run, each checked against the naive
+//! definition. Under Miri it checks the unsafe code (strided tiles, scratch
+//! pool, kernels' raw loads and stores) for undefined behaviour.
+//!
+//! SIMD kernels run under Miri when their target features are enabled at
+//! compile time (detection then short-circuits to true), as `.ci/run` does:
+//!
+//! ```text
+//! RUSTFLAGS="-C target-feature=+pclmulqdq,+avx512f,+avx512bw,+avx512vl,+avx512dq,+vpclmulqdq" \
+//! MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-tree-borrows -Zmiri-permissive-provenance" \
+//! cargo +nightly miri test --test miri
+//! ```
+//!
+//! Isolation is off so `Budgets::detect` can read sysfs; Tree Borrows
+//! because crossbeam-epoch (under rayon) breaks the Stacked Borrows rules;
+//! permissive provenance for crossbeam's integer-to-pointer casts. Tests of
+//! kernels using intrinsics Miri does not implement are gated below, each
+//! naming the intrinsic: the AVX-512 packed Montgomery kernels run, the
+//! AVX-512 lattice and GF(2^64) kernels do not.
+
+mod common;
+
+use common::*;
+use nttfuse::*;
+
+/// Sizes shrink under Miri (an interpreter) and stay modest natively.
+const LOG_N: u32 = if cfg!(miri) { 4 } else { 8 };
+
+/// Thread counts each shape runs with. Under Miri two threads run only in
+/// `parallel_passes_share_tiles_soundly`: the interpreter's scheduler makes
+/// every rayon pool cost minutes.
+const THREADS: &[usize] = if cfg!(miri) { &[1] } else { &[1, 2] };
+
+fn budgets_for_shapes() -> [Budgets; 4] {
+    [
+        // One deep pass.
+        Budgets::fixed(32 << 10, 1 << 20, 32 << 20),
+        // Gathered + deep.
+        Budgets::fixed(256, 512, 1 << 12),
+        // Several gathered passes, radix 2 register groups.
+        Budgets {
+            register_values: Some(2),
+            ..Budgets::fixed(64, 128, 1 << 10)
+        },
+        // Gathered only (no block fits).
+        Budgets::fixed(2, 2, 2),
+    ]
+}
+
+/// Runs `spec` on `backend` with every shape, serial and on two threads,
+/// out of place, in place and with caller scratch, against the reference.
+fn check_everywhere<F: Kernels>(backend: Backend, spec: Transform<F>) {
+    let t0 = std::time::Instant::now();
+    let _g = Timer(t0, spec.describe());
+    if backend.check::<F>().is_err() {
+        return; // this backend does not run here
+    }
+    let input = Rng(3).vec::<F>(spec.input_len().unwrap());
+    // The naive definition is quadratic and gathered passes over 256 rows
+    // take Miri minutes: under Miri the 256-coefficient lattice transforms
+    // run the deep and gathered+deep shapes and must agree with each other
+    // (natively they are checked against the definition, here and in the
+    // other suites).
+    let big = cfg!(miri) && spec.rows() > 64;
+    let mut expected = if big {
+        None
+    } else {
+        Some(reference::evaluate(&spec, &input).unwrap())
+    };
+    let all = budgets_for_shapes();
+    let shapes = if big { &all[..2] } else { &all[..] };
+    for &budgets in shapes {
+        for &threads in THREADS {
+            let plan = Planner::new()
+                .backend(backend)
+                .budgets(budgets)
+                .threads(Threads::Count(threads))
+                .plan(&spec)
+                .unwrap();
+            let what = format!(
+                "{} on {}, {threads} threads\n{plan}",
+                F::NAME,
+                backend.name()
+            );
+            let mut out = vec![F::zero(); plan.len()];
+            plan.execute_from(&input, &mut out).unwrap();
+            let expected = expected.get_or_insert_with(|| out.clone());
+            assert!(out == *expected, "out of place: {what}");
+
+            let items = spec.batch_count();
+            let (item_in, item_out) = (plan.input_len() / items, plan.len() / items);
+            let mut data = vec![F::zero(); plan.len()];
+            for (dst, src) in data
+                .chunks_exact_mut(item_out)
+                .zip(input.chunks_exact(item_in))
+            {
+                dst[..item_in].copy_from_slice(src);
+            }
+            let mut again = data.clone();
+            plan.execute(&mut data).unwrap();
+            assert!(data == *expected, "in place: {what}");
+
+            // Unaligned (one element in) caller scratch.
+            let mut scratch = vec![F::zero(); plan.scratch_len() + 1];
+            plan.execute_with_scratch(&mut again, &mut scratch[1..])
+                .unwrap();
+            assert!(again == *expected, "caller scratch: {what}");
+        }
+    }
+}
+
+fn lattice_families(backend: Backend) {
+    check_everywhere(backend, Transform::<MlKem>::negacyclic_forward());
+    check_everywhere(backend, Transform::<MlKem>::negacyclic_inverse().batch(2));
+    check_everywhere(backend, Transform::<MlDsa>::negacyclic_forward());
+    check_everywhere(backend, Transform::<MlDsa>::negacyclic_inverse());
+}
+
+fn prime_families(backend: Backend) {
+    check_everywhere(backend, Transform::<BabyBear>::dft(LOG_N).lanes(3));
+    check_everywhere(
+        backend,
+        Transform::<BabyBear>::coset_idft(LOG_N, BabyBear::new(7))
+            .lanes(16)
+            .order(Order::BitReversed),
+    );
+    check_everywhere(
+        backend,
+        Transform::<KoalaBear>::dft_encode(LOG_N, 1, KoalaBear::new(3)).lanes(2),
+    );
+    check_everywhere(backend, Transform::<Goldilocks>::idft(LOG_N).lanes(2));
+    check_everywhere(backend, Transform::<BabyBear4>::dft(LOG_N - 1));
+}
+
+fn binary_families(backend: Backend) {
+    check_everywhere(backend, Transform::<Gf2_64>::additive_ntt(LOG_N).lanes(9));
+    check_everywhere(
+        backend,
+        Transform::<Gf2_64>::additive_intt(LOG_N)
+            .lanes(8)
+            .basis(Basis::Cantor),
+    );
+    check_everywhere(
+        backend,
+        Transform::<Gf2_64>::additive_encode(LOG_N, 2)
+            .lanes(3)
+            .batch(2),
+    );
+    check_everywhere(backend, Transform::<Gf2_192>::additive_ntt(LOG_N - 1));
+}
+
+#[test]
+fn scalar_lattice() {
+    lattice_families(Backend::Scalar);
+}
+
+#[test]
+fn scalar_prime_fields() {
+    prime_families(Backend::Scalar);
+}
+
+#[test]
+fn scalar_binary_fields() {
+    binary_families(Backend::Scalar);
+}
+
+/// Gathered passes on two threads: tiles of strided rows handed to rayon
+/// workers, each with its own scratch from the pool.
+#[test]
+fn parallel_passes_share_tiles_soundly() {
+    let spec = Transform::<BabyBear>::dft(LOG_N).lanes(4);
+    let plan = Planner::new()
+        .backend(Backend::Scalar)
+        .budgets(Budgets::fixed(64, 128, 1 << 10))
+        .threads(Threads::Count(2))
+        .plan(&spec)
+        .unwrap();
+    assert!(plan.passes().len() > 1, "{plan}");
+    let input = Rng(5).vec::<BabyBear>(plan.len());
+    let mut data = input.clone();
+    plan.execute(&mut data).unwrap();
+    assert_eq!(data, reference::evaluate(&spec, &input).unwrap());
+}
+
+#[test]
+fn lde_plan_matches_the_reference() {
+    let lde = Planner::new()
+        .backend(Backend::Scalar)
+        .budgets(Budgets::fixed(256, 512, 1 << 12))
+        .plan_coset_lde(LOG_N - 1, 1, BabyBear::new(31), 2, Order::BitReversed)
+        .unwrap();
+    let evals = Rng(9).vec::<BabyBear>(lde.input_len());
+    let mut out = vec![BabyBear::ZERO; lde.len()];
+    lde.execute_from(&evals, &mut out).unwrap();
+    let coeffs =
+        reference::evaluate(&Transform::<BabyBear>::idft(LOG_N - 1).lanes(2), &evals).unwrap();
+    let spec = Transform::<BabyBear>::dft_encode(LOG_N, 1, BabyBear::new(31))
+        .lanes(2)
+        .order(Order::BitReversed);
+    assert_eq!(out, reference::evaluate(&spec, &coeffs).unwrap());
+}
+
+// The AVX-512 lattice kernels' stage shuffles use `_mm512_permutex2var_epi16`
+// (llvm.x86.avx512.vpermi2var.hi.512), which Miri does not implement.
+#[cfg_attr(
+    miri,
+    ignore = "Miri lacks llvm.x86.avx512.vpermi2var.hi.512 (_mm512_permutex2var_epi16)"
+)]
+#[test]
+fn avx512_lattice() {
+    lattice_families(Backend::Avx512);
+}
+
+#[test]
+fn avx512_prime_fields() {
+    prime_families(Backend::Avx512);
+}
+
+// The AVX-512 GF(2^64) kernel's reduction uses `_mm512_ternarylogic_epi64`
+// (llvm.x86.avx512.pternlog.q.512), which Miri does not implement.
+#[cfg_attr(
+    miri,
+    ignore = "Miri lacks llvm.x86.avx512.pternlog.q.512 (_mm512_ternarylogic_epi64)"
+)]
+#[test]
+fn avx512_binary_fields() {
+    binary_families(Backend::Avx512);
+}
+
+#[test]
+fn neon_every_family() {
+    lattice_families(Backend::Neon);
+    prime_families(Backend::Neon);
+    binary_families(Backend::Neon);
+}
+
+struct Timer(std::time::Instant, String);
+impl Drop for Timer {
+    fn drop(&mut self) {
+        eprintln!("{:?} {}", self.0.elapsed(), self.1);
+    }
+}
