@@ -11,12 +11,20 @@ use super::Gf2_64;
 /// The parity selector that picks one of the two roots.
 const ROOT_SELECTOR: u64 = 0x4e80_9da0_7cce_fae7;
 
-/// The first `dim` (≤ 64) Cantor basis elements.
+/// The first `dim` (≤ 64) Cantor basis elements (computed once per process:
+/// every Cantor-basis plan and reference evaluation asks for them).
 pub fn cantor_basis(dim: usize) -> Vec<Gf2_64> {
     assert!(dim <= 64, "GF(2^64) has a Cantor basis of 64 elements");
-    let mut basis = Vec::with_capacity(dim);
-    let mut previous = Gf2_64::ONE;
-    for i in 0..dim {
+    // Grown on demand and kept: a plan of 2^k rows needs the first k.
+    static BASIS: std::sync::Mutex<Vec<Gf2_64>> = std::sync::Mutex::new(Vec::new());
+    let mut basis = BASIS.lock().unwrap_or_else(|e| e.into_inner());
+    extend_cantor_basis(&mut basis, dim);
+    basis[..dim].to_vec()
+}
+
+fn extend_cantor_basis(basis: &mut Vec<Gf2_64>, dim: usize) {
+    let mut previous = basis.last().copied().unwrap_or(Gf2_64::ONE);
+    for i in basis.len()..dim {
         let v = if i == 0 {
             Gf2_64::ONE
         } else {
@@ -25,7 +33,6 @@ pub fn cantor_basis(dim: usize) -> Vec<Gf2_64> {
         basis.push(v);
         previous = v;
     }
-    basis
 }
 
 /// The root x of x² + x = c with `parity(x & ROOT_SELECTOR) = 0`, if any
