@@ -231,8 +231,7 @@ fn run<F: Kernels>(case: &Case, planner: &Planner, spec: Transform<F>) {
         Err(invalid) => {
             let err = planner
                 .plan(&spec)
-                .err()
-                .expect("an invalid description planned");
+                .expect_err("an invalid description planned");
             assert_eq!(
                 err, invalid,
                 "planning reported another error than validation"
