@@ -467,3 +467,13 @@ fn cost_counts_sweeps_scratch_and_twiddles() {
     // Two passes of layers plus the bit reversal for natural order.
     assert_eq!(shape(&plan), ["gathered", "deep", "bitrev"]);
 }
+
+/// The budgets read from the OS are whole cache sizes, ordered L1 ≤ L2 ≤ L3
+/// (a cache level skipped or a size unit misread would break this).
+#[test]
+fn detected_budgets_are_ordered_and_nonzero() {
+    let b = Budgets::detect();
+    assert!(b.l1 >= 4 << 10, "{b:?}");
+    assert!(b.l1 <= b.l2 && b.l2 <= b.l3, "{b:?}");
+    assert_eq!(b.register_values, None);
+}
