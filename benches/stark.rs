@@ -9,7 +9,9 @@
 //! compile time: run with `RUSTFLAGS="-C target-cpu=native"` to give it its
 //! AVX-512 code (nttfuse detects features at run time either way).
 //!
-//! `NTTFUSE_BENCH_QUICK=1` shrinks every shape by 2^4 (a smoke run).
+//! `NTTFUSE_BENCH_QUICK=1` shrinks every shape by 2^4 (a smoke run);
+//! `NTTFUSE_BENCH_ONLY=babybear-col,goldilocks-dft` runs only the named rows
+//! (`{babybear,koalabear,goldilocks}-{dft,lde,col}`).
 
 mod common;
 
@@ -30,6 +32,11 @@ fn median(runs: usize, mut f: impl FnMut()) -> Duration {
         .collect();
     times.sort();
     times[runs / 2]
+}
+
+/// Whether the row `id` was asked for (`NTTFUSE_BENCH_ONLY`, default all).
+fn wanted(id: &str) -> bool {
+    std::env::var("NTTFUSE_BENCH_ONLY").map_or(true, |only| only.split(',').any(|w| w == id))
 }
 
 fn ms(d: Duration) -> f64 {
@@ -286,54 +293,66 @@ fn main() {
         "shape", "thr", "ours ms", "p3 ms", "ratio", "sweeps"
     );
     for threads in [1, 2] {
-        dft_rows!(
-            BabyBear,
-            p3_baby_bear::BabyBear,
-            16 - shrink,
-            256,
-            threads,
-            true
-        );
-        lde_rows!(
-            BabyBear,
-            p3_baby_bear::BabyBear,
-            18 - shrink,
-            64,
-            threads,
-            true
-        );
-        dft_rows!(
-            BabyBear,
-            p3_baby_bear::BabyBear,
-            20 - shrink,
-            1,
-            threads,
-            true
-        );
-        dft_rows!(
-            KoalaBear,
-            p3_koala_bear::KoalaBear,
-            16 - shrink,
-            256,
-            threads,
-            true
-        );
-        dft_rows!(
-            Goldilocks,
-            p3_goldilocks::Goldilocks,
-            16 - shrink,
-            256,
-            threads,
-            false
-        );
-        lde_rows!(
-            Goldilocks,
-            p3_goldilocks::Goldilocks,
-            18 - shrink,
-            64,
-            threads,
-            false
-        );
+        if wanted("babybear-dft") {
+            dft_rows!(
+                BabyBear,
+                p3_baby_bear::BabyBear,
+                16 - shrink,
+                256,
+                threads,
+                true
+            );
+        }
+        if wanted("babybear-lde") {
+            lde_rows!(
+                BabyBear,
+                p3_baby_bear::BabyBear,
+                18 - shrink,
+                64,
+                threads,
+                true
+            );
+        }
+        if wanted("babybear-col") {
+            dft_rows!(
+                BabyBear,
+                p3_baby_bear::BabyBear,
+                20 - shrink,
+                1,
+                threads,
+                true
+            );
+        }
+        if wanted("koalabear-dft") {
+            dft_rows!(
+                KoalaBear,
+                p3_koala_bear::KoalaBear,
+                16 - shrink,
+                256,
+                threads,
+                true
+            );
+        }
+        if wanted("goldilocks-dft") {
+            dft_rows!(
+                Goldilocks,
+                p3_goldilocks::Goldilocks,
+                16 - shrink,
+                256,
+                threads,
+                false
+            );
+        }
+        if wanted("goldilocks-lde") {
+            lde_rows!(
+                Goldilocks,
+                p3_goldilocks::Goldilocks,
+                18 - shrink,
+                64,
+                threads,
+                false
+            );
+        }
     }
     println!();
 }

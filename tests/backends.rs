@@ -33,7 +33,7 @@ struct Shape {
 impl Arbitrary for Shape {
     fn arbitrary(g: &mut Gen) -> Self {
         let log_n = 1 + u32::arbitrary(g) % 12;
-        let lanes = *g.choose(&[1usize, 2, 3, 7, 8, 9, 16, 56]).unwrap();
+        let lanes = *g.choose(&[1usize, 2, 3, 4, 7, 8, 9, 16, 56]).unwrap();
         Shape {
             log_n,
             lanes,
@@ -100,6 +100,78 @@ fn gf2_64_simd_matches_the_definition() {
             assert_eq!(
                 run(&planner_on(backend, tiny(), 1), &spec, &input),
                 expected
+            );
+        }
+    }
+}
+
+/// Columns narrower than a register end with a transposed group (the last
+/// layers' butterflies pair lanes of one register). Every such shape, at
+/// every size around the threshold (a block must hold R = 2^tail
+/// super-blocks), in every butterfly family, equals the scalar bits, and the
+/// plans pick the transposed group exactly where they can.
+#[test]
+fn transposed_tails_match_scalar() {
+    fn check<F: Kernels>(spec: Transform<F>, tail_possible: bool) {
+        let input = Rng(spec.rows() as u64 ^ 0xc0de).vec::<F>(spec.input_len().unwrap());
+        for budgets in [roomy(), tiny()] {
+            let expected = run(&planner_on(Backend::Scalar, budgets, 1), &spec, &input);
+            for backend in simd_backends::<F>() {
+                let planner = planner_on(backend, budgets, 2);
+                let plan = planner.plan(&spec).unwrap();
+                let tail = F::transposed_tail(backend, spec.lane_count());
+                let transposed = plan.groups().iter().any(|g| g.whole_block);
+                if budgets == roomy() && tail > 0 && tail_possible {
+                    assert_eq!(
+                        transposed,
+                        spec.rows() >= 1 << (2 * tail),
+                        "{} on {}:\n{plan}",
+                        spec.describe(),
+                        backend.name()
+                    );
+                }
+                assert_eq!(
+                    run(&planner, &spec, &input),
+                    expected,
+                    "{}",
+                    spec.describe()
+                );
+                assert_eq!(
+                    run_in_place(&planner, &spec, &input),
+                    expected,
+                    "{}",
+                    spec.describe()
+                );
+            }
+        }
+    }
+    for log_n in 1..=10u32 {
+        for lanes in [1usize, 2, 4, 8] {
+            let shift = BabyBear::from_u64(7);
+            check(Transform::<BabyBear>::dft(log_n).lanes(lanes), true);
+            check(
+                Transform::<BabyBear>::idft(log_n)
+                    .lanes(lanes)
+                    .order(Order::BitReversed),
+                true,
+            );
+            check(
+                Transform::<KoalaBear>::coset_dft(log_n, KoalaBear::from_u64(3)).lanes(lanes),
+                true,
+            );
+            check(
+                Transform::<BabyBear>::coset_idft(log_n, shift).lanes(lanes),
+                true,
+            );
+            check(
+                Transform::<BabyBear>::dft_encode(log_n, 1.min(log_n - 1), shift).lanes(lanes),
+                false,
+            );
+            check(Transform::<Gf2_64>::additive_ntt(log_n).lanes(lanes), true);
+            check(Transform::<Gf2_64>::additive_intt(log_n).lanes(lanes), true);
+            check(
+                Transform::<Gf2_64>::additive_encode(log_n, 1.min(log_n - 1)).lanes(lanes),
+                false,
             );
         }
     }

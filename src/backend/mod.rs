@@ -173,6 +173,16 @@ pub trait Kernels: Field {
         false
     }
 
+    /// How many final layers of a transform over `lanes` columns `backend`
+    /// runs as one *transposed* group (marked `whole_block`): the layers
+    /// whose butterflies pair elements closer than a SIMD register (the last
+    /// layers of a single column), run on R super-blocks transposed in
+    /// registers. 0 when the backend has no such kernel for this field.
+    fn transposed_tail(backend: Backend, lanes: usize) -> usize {
+        let _ = (backend, lanes);
+        0
+    }
+
     /// For fields computed lazily: the bounds of a group of `layers` layers
     /// given its input bound (see [`lazy_bounds`]); `None` for fields whose
     /// values stay canonical.
@@ -238,10 +248,38 @@ macro_rules! packed_kernels {
                     _ => backend.register_values(),
                 }
             }
-            fn kernel_name(backend: Backend, _whole_block: bool) -> &'static str {
-                match backend {
-                    Backend::Avx512 => $avx_name,
-                    Backend::Neon => $neon_name,
+            fn transposed_tail(backend: Backend, lanes: usize) -> usize {
+                let register = match backend {
+                    Backend::Avx512 => $avx_lanes,
+                    Backend::Neon => $neon_lanes,
+                    Backend::Scalar => return 0,
+                };
+                if lanes.is_power_of_two() && lanes < register {
+                    (register / lanes).ilog2() as usize
+                } else {
+                    0
+                }
+            }
+            fn layout_twiddles(
+                backend: Backend,
+                whole_block: bool,
+                heap: Vec<Self::Twiddle>,
+                superblocks: usize,
+            ) -> Vec<Self::Twiddle> {
+                match (backend, whole_block) {
+                    (Backend::Avx512 | Backend::Neon, true) => {
+                        packed::transposed_twiddles(&heap, superblocks)
+                            .expect("the planner makes transposed groups of whole chunks")
+                    }
+                    _ => heap,
+                }
+            }
+            fn kernel_name(backend: Backend, whole_block: bool) -> &'static str {
+                match (backend, whole_block) {
+                    (Backend::Avx512, false) => $avx_name,
+                    (Backend::Avx512, true) => concat!($avx_name, ", blocks transposed in registers"),
+                    (Backend::Neon, false) => $neon_name,
+                    (Backend::Neon, true) => concat!($neon_name, ", blocks transposed in registers"),
                     _ => "portable",
                 }
             }
@@ -250,16 +288,19 @@ macro_rules! packed_kernels {
                     #[cfg(target_arch = "x86_64")]
                     // SAFETY: plans use Backend::Avx512 for this field only after
                     // `Backend::check` found AVX-512 F/BW/VL/DQ and VPCLMULQDQ.
-                    Backend::Avx512 if packed_runs_fill_registers(group, $avx_lanes) => unsafe {
-                        avx512::packed::run_group::<$avx>(buf, group)
-                    },
+                    Backend::Avx512
+                        if group.whole_block || packed_runs_fill_registers(group, $avx_lanes) =>
+                    unsafe { avx512::packed::run_group::<$avx>(buf, group) },
                     #[cfg(target_arch = "aarch64")]
                     // SAFETY: plans use Backend::Neon for this field only after
                     // `Backend::check` found NEON and the `aes` extension.
-                    Backend::Neon if packed_runs_fill_registers(group, $neon_lanes) => unsafe {
-                        neon::packed::run_group::<$neon>(buf, group)
-                    },
-                    _ => scalar::run_group(buf, group),
+                    Backend::Neon
+                        if group.whole_block || packed_runs_fill_registers(group, $neon_lanes) =>
+                    unsafe { neon::packed::run_group::<$neon>(buf, group) },
+                    _ => {
+                        assert!(!group.whole_block, "transposed groups run on SIMD backends");
+                        scalar::run_group(buf, group)
+                    }
                 }
             }
         }

@@ -30,6 +30,14 @@ pub(crate) trait Packed: Copy {
     fn add(self, b: Self) -> Self;
     fn sub(self, b: Self) -> Self;
     fn mul(self, w: Self::Twiddle) -> Self;
+    /// One step of an in-register transpose: exchanges lane bit `bit` with
+    /// the bit that tells `self` (0) from `b` (1). With d = 2^bit, the first
+    /// output holds `self[x]` where bit `bit` of x is clear and `b[x − d]`
+    /// where it is set; the second holds `self[x + d]` and `b[x]`.
+    fn exchange(self, b: Self, bit: usize) -> (Self, Self);
+    /// A twiddle register whose lane i holds `w[i >> shift]`
+    /// (`w` holds at least `LANES >> shift` twiddles).
+    fn load_twiddles(w: &[<Self::F as Field>::Twiddle], shift: usize) -> Self::Twiddle;
 }
 
 /// Runs a register group of 1 to 4 layers with packed arithmetic. Inlined
@@ -40,11 +48,17 @@ pub(crate) fn run_group_generic<P: Packed>(buf: &mut [P::F], group: &GroupKernel
     // the kind inside the butterflies, and the layer loops unroll.
     macro_rules! by_kind {
         ($r:literal) => {
-            match group.kind {
-                ButterflyKind::CooleyTukey => run::<P, $r, CT>(buf, group),
-                ButterflyKind::GentlemanSande => run::<P, $r, GS>(buf, group),
-                ButterflyKind::Additive => run::<P, $r, ADD>(buf, group),
-                ButterflyKind::AdditiveInverse => run::<P, $r, ADD_INV>(buf, group),
+            match (group.kind, group.whole_block) {
+                (ButterflyKind::CooleyTukey, false) => run::<P, $r, CT>(buf, group),
+                (ButterflyKind::GentlemanSande, false) => run::<P, $r, GS>(buf, group),
+                (ButterflyKind::Additive, false) => run::<P, $r, ADD>(buf, group),
+                (ButterflyKind::AdditiveInverse, false) => run::<P, $r, ADD_INV>(buf, group),
+                (ButterflyKind::CooleyTukey, true) => run_transposed::<P, $r, CT>(buf, group),
+                (ButterflyKind::GentlemanSande, true) => run_transposed::<P, $r, GS>(buf, group),
+                (ButterflyKind::Additive, true) => run_transposed::<P, $r, ADD>(buf, group),
+                (ButterflyKind::AdditiveInverse, true) => {
+                    run_transposed::<P, $r, ADD_INV>(buf, group)
+                }
             }
         };
     }
@@ -106,6 +120,99 @@ fn run<P: Packed, const R: usize, const KIND: u8>(buf: &mut [P::F], group: &Grou
             }
         }
     }
+}
+
+/// Runs a *transposed* group: its super-blocks are one register each
+/// (R rows × a run of r = `width` elements = `LANES`), so its butterflies
+/// would pair lanes of one register (the last layers of a single column).
+/// R consecutive super-blocks are transposed in registers instead — an
+/// R × R transpose of r-element pieces in log₂R exchange steps — which puts
+/// row j of all R super-blocks in register j, lane s·r + p holding super-block
+/// s. The butterflies then run as in [`run`] with one twiddle per lane. The
+/// twiddles are laid out per chunk of R super-blocks as [k][super-block]
+/// ([`transposed_twiddles`]).
+#[inline(always)]
+fn run_transposed<P: Packed, const R: usize, const KIND: u8>(
+    buf: &mut [P::F],
+    group: &GroupKernel<'_, P::F>,
+) {
+    let chunk = R * P::LANES;
+    let set = R * (R - 1);
+    assert!(
+        group.width << group.log_rows == P::LANES
+            && 1 << group.log_rows == R
+            && buf.len().is_multiple_of(chunk)
+            && group.twiddles.len().is_multiple_of(set),
+        "a transposed group holds R super-blocks of one register each"
+    );
+    let shift = group.width.trailing_zeros() as usize;
+    let g = R.trailing_zeros() as usize;
+    let scale = group
+        .scale
+        .map(|s| P::broadcast(<P::F as Field>::prepare_twiddle(s)));
+    for (block, twiddles) in buf
+        .chunks_exact_mut(chunk)
+        .zip(group.twiddles.chunks_exact(set).cycle())
+    {
+        let mut w = [P::load_twiddles(twiddles, shift); R];
+        for (k, w) in w.iter_mut().enumerate().take(R - 1).skip(1) {
+            *w = P::load_twiddles(&twiddles[k * R..], shift);
+        }
+        let mut x = [P::load(block, P::LANES); R];
+        for (j, v) in x.iter_mut().enumerate().skip(1) {
+            *v = P::load(&block[j * P::LANES..], P::LANES);
+        }
+        transpose(&mut x, shift);
+        if KIND == CT || KIND == ADD {
+            for i in 0..g {
+                layer::<P, R, KIND>(&mut x, &w, i);
+            }
+        } else {
+            for i in (0..g).rev() {
+                layer::<P, R, KIND>(&mut x, &w, i);
+            }
+        }
+        if let Some(s) = scale {
+            for v in x.iter_mut() {
+                *v = v.mul(s);
+            }
+        }
+        transpose(&mut x, shift);
+        for (j, v) in x.iter().enumerate() {
+            v.store(&mut block[j * P::LANES..], P::LANES);
+        }
+    }
+}
+
+/// The R × R transpose of `2^shift`-element pieces across `x` (its own
+/// inverse): step t exchanges register-index bit t with lane bit shift + t.
+#[inline(always)]
+fn transpose<P: Packed, const R: usize>(x: &mut [P; R], shift: usize) {
+    for t in 0..R.trailing_zeros() as usize {
+        let d = 1 << t;
+        for i in (0..R).filter(|i| i & d == 0) {
+            (x[i], x[i + d]) = x[i].exchange(x[i + d], shift + t);
+        }
+    }
+}
+
+/// Lays out a transposed group's twiddles: given in heap order per
+/// super-block ([super-block][k], R − 1 each), returns them per chunk of R
+/// super-blocks as [k][super-block], the order [`run_transposed`] loads them.
+/// `None` if the super-blocks do not fill whole chunks.
+pub(crate) fn transposed_twiddles<T: Copy>(heap: &[T], superblocks: usize) -> Option<Vec<T>> {
+    let per = heap.len() / superblocks.max(1);
+    let r = per + 1;
+    if per == 0 || !r.is_power_of_two() || !superblocks.is_multiple_of(r) {
+        return None;
+    }
+    let mut out = Vec::with_capacity(heap.len());
+    for chunk in heap.chunks_exact(r * per) {
+        for k in 0..per {
+            out.extend((0..r).map(|s| chunk[s * per + k]));
+        }
+    }
+    Some(out)
 }
 
 /// Layer i of a butterfly set of R rows in registers.

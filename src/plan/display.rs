@@ -98,7 +98,10 @@ impl<F: Kernels> Plan<F> {
             if group.scales {
                 line += &format!(", then × 2^-{scaled_layers}");
             }
-            if group.canonical_output && (group.bounds.is_some() || group.whole_block) {
+            if group.canonical_output
+                && (group.bounds.is_some()
+                    || (group.whole_block && F::group_bounds(self.kind, 1, 1).is_some()))
+            {
                 line += ", canonical out";
             }
             writeln!(f, "{line}")?;

@@ -58,8 +58,10 @@ pub struct Group {
     pub layers: Range<usize>,
     /// Whether the group multiplies its outputs by the final scale (n⁻¹).
     pub scales: bool,
-    /// Whether the group holds a whole block in registers (all the pass's
-    /// layers in one kernel, e.g. an ML-KEM polynomial in eight zmm).
+    /// Whether the group holds whole blocks in registers: all the pass's
+    /// layers in one kernel (an ML-KEM polynomial in eight zmm), or the last
+    /// layers of a packed field, whose blocks are narrower than a register,
+    /// run on R blocks transposed across R registers.
     pub whole_block: bool,
     /// Lazily reduced fields: the coefficient bounds the group takes and
     /// returns, as multiples of q.

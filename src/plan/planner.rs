@@ -205,6 +205,7 @@ impl Planner {
             max_log_radix,
             descending: schedule.kind.descending_spans(),
             registers_overridden: self.budgets.register_values.is_some(),
+            transposed_tail: F::transposed_tail(backend, schedule.lanes),
         };
         let whole_block = |log_rows: usize, layers: usize| {
             F::whole_block_in_registers(backend, log_rows, schedule.lanes, layers)
@@ -330,6 +331,9 @@ struct Shape {
     max_log_radix: usize,
     descending: bool,
     registers_overridden: bool,
+    /// Final layers the backend runs as one transposed group
+    /// (`Kernels::transposed_tail`), 0 if none.
+    transposed_tail: usize,
 }
 
 impl Shape {
@@ -415,7 +419,32 @@ impl Shape {
                 canonical_output: false,
             }]
         } else {
-            self.groups(layers.clone())
+            let tail = self.transposed_tail;
+            // The transposed kernel takes R = 2^tail super-blocks (of 2^tail
+            // rows) at once: a block must hold R of them.
+            let use_tail = tail > 0
+                && self.end == self.log_n
+                && tail <= layers.len()
+                && log_block_rows >= 2 * tail
+                && (!self.registers_overridden || tail <= self.max_log_radix);
+            if use_tail {
+                let mut groups = self.groups(start..self.end - tail);
+                let group = Group {
+                    layers: self.end - tail..self.end,
+                    scales: false,
+                    whole_block: true,
+                    bounds: None,
+                    canonical_output: false,
+                };
+                if self.descending {
+                    groups.push(group);
+                } else {
+                    groups.insert(0, group);
+                }
+                groups
+            } else {
+                self.groups(layers.clone())
+            }
         };
         let block_bytes = self.row_bytes << log_block_rows;
         let blocks_per_item = 1usize << start;

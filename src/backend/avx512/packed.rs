@@ -17,6 +17,94 @@ pub(super) fn lanes_mask(n: usize) -> u16 {
     }
 }
 
+/// `permutex2var` indices for [`Packed::exchange`] on `N` lanes at lane bit
+/// `bit`: the first output keeps lanes with the bit clear from `a` and takes
+/// the others from `b` one piece lower; the second takes `a` one piece higher
+/// where the bit is clear and keeps `b` elsewhere.
+const fn exchange_indices<const N: usize>(bit: usize) -> [[u32; N]; 2] {
+    let mut idx = [[0u32; N]; 2];
+    let d = 1 << bit;
+    let mut x = 0;
+    while x < N {
+        if x & d == 0 {
+            idx[0][x] = x as u32;
+            idx[1][x] = (x + d) as u32;
+        } else {
+            idx[0][x] = (N + x - d) as u32;
+            idx[1][x] = (N + x) as u32;
+        }
+        x += 1;
+    }
+    idx
+}
+
+/// `permutexvar` indices spreading `N >> shift` values over `N` lanes
+/// (lane i takes value i >> shift).
+const fn spread_indices<const N: usize>(shift: usize) -> [u32; N] {
+    let mut idx = [0u32; N];
+    let mut x = 0;
+    while x < N {
+        idx[x] = (x >> shift) as u32;
+        x += 1;
+    }
+    idx
+}
+
+const EXCHANGE_32: [[[u32; 16]; 2]; 4] = [
+    exchange_indices::<16>(0),
+    exchange_indices::<16>(1),
+    exchange_indices::<16>(2),
+    exchange_indices::<16>(3),
+];
+const SPREAD_32: [[u32; 16]; 5] = [
+    spread_indices::<16>(0),
+    spread_indices::<16>(1),
+    spread_indices::<16>(2),
+    spread_indices::<16>(3),
+    spread_indices::<16>(4),
+];
+const EXCHANGE_64: [[[u64; 8]; 2]; 3] = widen(&[
+    exchange_indices::<8>(0),
+    exchange_indices::<8>(1),
+    exchange_indices::<8>(2),
+]);
+const SPREAD_64: [[u64; 8]; 4] = [
+    widen1(spread_indices::<8>(0)),
+    widen1(spread_indices::<8>(1)),
+    widen1(spread_indices::<8>(2)),
+    widen1(spread_indices::<8>(3)),
+];
+
+const fn widen1(v: [u32; 8]) -> [u64; 8] {
+    let mut out = [0u64; 8];
+    let mut i = 0;
+    while i < 8 {
+        out[i] = v[i] as u64;
+        i += 1;
+    }
+    out
+}
+
+const fn widen(v: &[[[u32; 8]; 2]; 3]) -> [[[u64; 8]; 2]; 3] {
+    let mut out = [[[0u64; 8]; 2]; 3];
+    let mut b = 0;
+    while b < 3 {
+        out[b][0] = widen1(v[b][0]);
+        out[b][1] = widen1(v[b][1]);
+        b += 1;
+    }
+    out
+}
+
+/// Loads 512 bits of indices.
+#[inline(always)]
+fn indices<T>(idx: &[T]) -> __m512i {
+    assert_eq!(core::mem::size_of_val(idx), 64);
+    // SAFETY: AVX-512 F was detected before any kernel runs; `idx` is 64
+    // readable bytes (checked).
+    unsafe { _mm512_loadu_si512(idx.as_ptr().cast()) }
+}
+
 /// Runs a register group of 1 to 4 layers with AVX-512 packed arithmetic.
 ///
 /// # Safety
@@ -28,7 +116,7 @@ pub(crate) unsafe fn run_group<P: Packed>(buf: &mut [P::F], group: &GroupKernel<
 }
 
 /// GF(2^64): 8 elements per zmm. Products: `vpclmulqdq` on the even and the
-/// odd qwords, then the shift-XOR reduction by x^64 + x^4 + x^3 + x + 1 with
+/// odd qwords (of the element and of the twiddle, so twiddles may differ per lane), then the shift-XOR reduction by x^64 + x^4 + x^3 + x + 1 with
 /// three-way XORs as `vpternlogq 0x96`.
 #[derive(Clone, Copy)]
 pub(crate) struct PackedGf2_64(__m512i);
@@ -80,7 +168,7 @@ impl Packed for PackedGf2_64 {
         // SAFETY: AVX-512 F and VPCLMULQDQ were detected before any kernel runs.
         unsafe {
             let even = _mm512_clmulepi64_epi128::<0x00>(self.0, w);
-            let odd = _mm512_clmulepi64_epi128::<0x01>(self.0, w);
+            let odd = _mm512_clmulepi64_epi128::<0x11>(self.0, w);
             let lo = _mm512_unpacklo_epi64(even, odd);
             let hi = _mm512_unpackhi_epi64(even, odd);
             let s = _mm512_ternarylogic_epi64::<0x96>(
@@ -97,6 +185,87 @@ impl Packed for PackedGf2_64 {
             ))
         }
     }
+
+    #[inline(always)]
+    fn exchange(self, b: Self, bit: usize) -> (Self, Self) {
+        let [ia, ib] = &EXCHANGE_64[bit];
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe {
+            (
+                Self(_mm512_permutex2var_epi64(self.0, indices(ia), b.0)),
+                Self(_mm512_permutex2var_epi64(self.0, indices(ib), b.0)),
+            )
+        }
+    }
+
+    #[inline(always)]
+    fn load_twiddles(w: &[Self::F], shift: usize) -> __m512i {
+        let n = 8 >> shift;
+        assert!(w.len() >= n);
+        // SAFETY: AVX-512 F was detected before any kernel runs; the masked
+        // load reads only the first n twiddles, which are in bounds.
+        unsafe {
+            let v = _mm512_maskz_loadu_epi64(lanes_mask(n) as u8, w.as_ptr().cast());
+            _mm512_permutexvar_epi64(indices(&SPREAD_64[shift]), v)
+        }
+    }
+}
+
+/// A twiddle register for [`PackedMonty31`]: w and the twisted w' = w·p⁻¹
+/// mod 2^32, and their odd lanes moved to the even positions (`vpmuludq`
+/// reads even lanes). For a broadcast twiddle the copies are the same
+/// registers; per-lane twiddles (transposed groups) pay two shuffles once.
+#[derive(Clone, Copy)]
+pub(crate) struct MontyTwiddle {
+    w: __m512i,
+    wq: __m512i,
+    w_odd: __m512i,
+    wq_odd: __m512i,
+}
+
+/// `a`, hidden from the optimizer (an empty `asm!` block; the identity under
+/// Miri, which cannot run `asm!`).
+///
+/// # Safety
+/// The CPU must have AVX-512 F.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn opaque(a: __m512i) -> __m512i {
+    #[cfg(not(miri))]
+    {
+        let mut a = a;
+        // SAFETY: the template is empty: the register is read and written
+        // back unchanged, nothing else is touched.
+        unsafe {
+            core::arch::asm!("/* {0} */", inout(zmm_reg) a, options(pure, nomem, nostack, preserves_flags));
+        }
+        a
+    }
+    #[cfg(miri)]
+    {
+        a
+    }
+}
+
+/// The high 32-bit halves of the 64-bit lanes of `even` (into the even
+/// positions) and of `odd` (kept in the odd positions).
+#[inline(always)]
+fn high_halves(even: __m512i, odd: __m512i) -> __m512i {
+    // SAFETY: AVX-512 F was detected before any kernel runs.
+    unsafe {
+        _mm512_castps_si512(_mm512_mask_movehdup_ps(
+            _mm512_castsi512_ps(odd),
+            0x5555,
+            _mm512_castsi512_ps(even),
+        ))
+    }
+}
+
+/// The odd 32-bit lanes of `a`, moved to the even positions.
+#[inline(always)]
+fn odd_lanes(a: __m512i) -> __m512i {
+    // SAFETY: AVX-512 F was detected before any kernel runs.
+    unsafe { _mm512_castps_si512(_mm512_movehdup_ps(_mm512_castsi512_ps(a))) }
 }
 
 /// A 31-bit Montgomery field (BabyBear, KoalaBear): 16 elements per zmm.
@@ -126,8 +295,7 @@ impl<P: MontyParams> PackedMonty31<P> {
 impl<P: MontyParams> Packed for PackedMonty31<P> {
     type F = Monty31<P>;
     const LANES: usize = 16;
-    /// (w, w·p⁻¹ mod 2^32), each broadcast.
-    type Twiddle = (__m512i, __m512i);
+    type Twiddle = MontyTwiddle;
 
     #[inline(always)]
     fn load(s: &[Self::F], n: usize) -> Self {
@@ -145,14 +313,20 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
     }
 
     #[inline(always)]
-    fn broadcast(w: Self::F) -> (__m512i, __m512i) {
+    fn broadcast(w: Self::F) -> MontyTwiddle {
         let m = w.to_monty();
         // SAFETY: AVX-512 F was detected before any kernel runs.
         unsafe {
-            (
-                _mm512_set1_epi32(m as i32),
-                _mm512_set1_epi32(m.wrapping_mul(Monty31::<P>::P_INV) as i32),
-            )
+            // Opaque, so LLVM does not see a splat it can multiply as 64 bits.
+            let w = opaque(_mm512_set1_epi32(m as i32));
+            let wq = opaque(_mm512_set1_epi32(m.wrapping_mul(Monty31::<P>::P_INV) as i32));
+            // Uniform lanes: the odd-lane copies are the same registers.
+            MontyTwiddle {
+                w,
+                wq,
+                w_odd: w,
+                wq_odd: wq,
+            }
         }
     }
 
@@ -175,21 +349,57 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
     }
 
     #[inline(always)]
-    fn mul(self, (w, wq): (__m512i, __m512i)) -> Self {
+    fn mul(self, t: MontyTwiddle) -> Self {
         // SAFETY: AVX-512 F was detected before any kernel runs.
         unsafe {
             let p = Self::prime();
             let a = self.0;
-            let odd = _mm512_castps_si512(_mm512_movehdup_ps(_mm512_castsi512_ps(a)));
-            let even_product = _mm512_mul_epu32(a, w);
-            let odd_product = _mm512_mul_epu32(odd, w);
-            let even_m = _mm512_mul_epu32(_mm512_mul_epu32(a, wq), p);
-            let odd_m = _mm512_mul_epu32(_mm512_mul_epu32(odd, wq), p);
-            let even = _mm512_sub_epi64(even_product, even_m);
-            let odd = _mm512_sub_epi64(odd_product, odd_m);
-            // The results are the high halves of the 64-bit differences.
-            let r = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64::<32>(even), odd);
+            let odd = odd_lanes(a);
+            let even_product = _mm512_mul_epu32(a, t.w);
+            let odd_product = _mm512_mul_epu32(odd, t.w_odd);
+            // The barrier keeps LLVM from fusing the two `vpmuludq` of each
+            // quotient into a 64-bit `vpmullq` (3 uops, 2.5× slower).
+            let even_m = _mm512_mul_epu32(opaque(_mm512_mul_epu32(a, t.wq)), p);
+            let odd_m = _mm512_mul_epu32(opaque(_mm512_mul_epu32(odd, t.wq_odd)), p);
+            // a·w and m·p agree in their low halves, so the high half of
+            // their difference is the difference of the high halves: two
+            // merging shuffles gather those, and a 32-bit subtraction ends.
+            let product_hi = high_halves(even_product, odd_product);
+            let m_hi = high_halves(even_m, odd_m);
+            let r = _mm512_sub_epi32(product_hi, m_hi);
             Self::wrap(_mm512_min_epu32(r, _mm512_add_epi32(r, p)))
+        }
+    }
+
+    #[inline(always)]
+    fn exchange(self, b: Self, bit: usize) -> (Self, Self) {
+        let [ia, ib] = &EXCHANGE_32[bit];
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe {
+            (
+                Self::wrap(_mm512_permutex2var_epi32(self.0, indices(ia), b.0)),
+                Self::wrap(_mm512_permutex2var_epi32(self.0, indices(ib), b.0)),
+            )
+        }
+    }
+
+    #[inline(always)]
+    fn load_twiddles(w: &[Self::F], shift: usize) -> MontyTwiddle {
+        let n = 16 >> shift;
+        assert!(w.len() >= n);
+        // SAFETY: AVX-512 F was detected before any kernel runs; the masked
+        // load reads only the first n twiddles (u32 Montgomery forms,
+        // `Monty31` is `repr(transparent)`), which are in bounds.
+        unsafe {
+            let v = _mm512_maskz_loadu_epi32(lanes_mask(n), w.as_ptr().cast());
+            let w = _mm512_permutexvar_epi32(indices(&SPREAD_32[shift]), v);
+            let wq = _mm512_mullo_epi32(w, _mm512_set1_epi32(Monty31::<P>::P_INV as i32));
+            MontyTwiddle {
+                w,
+                wq,
+                w_odd: odd_lanes(w),
+                wq_odd: odd_lanes(wq),
+            }
         }
     }
 }

@@ -25,7 +25,8 @@ pub(crate) struct PackedGf2_64(uint64x2_t);
 impl Packed for PackedGf2_64 {
     type F = Gf2_64;
     const LANES: usize = 2;
-    type Twiddle = u64;
+    /// One twiddle per lane.
+    type Twiddle = uint64x2_t;
 
     #[inline(always)]
     fn load(s: &[Gf2_64], n: usize) -> Self {
@@ -50,8 +51,9 @@ impl Packed for PackedGf2_64 {
     }
 
     #[inline(always)]
-    fn broadcast(w: Gf2_64) -> u64 {
-        w.bits()
+    fn broadcast(w: Gf2_64) -> uint64x2_t {
+        // SAFETY: NEON is baseline on AArch64.
+        unsafe { vdupq_n_u64(w.bits()) }
     }
 
     #[inline(always)]
@@ -66,16 +68,30 @@ impl Packed for PackedGf2_64 {
     }
 
     #[inline(always)]
-    fn mul(self, w: u64) -> Self {
+    fn mul(self, w: uint64x2_t) -> Self {
         // SAFETY: PMULL (`aes`) was detected before any plan used this
         // backend for GF(2^64); NEON is baseline.
         unsafe {
-            let p0 = pmull(vgetq_lane_u64::<0>(self.0), w);
-            let p1 = pmull(vgetq_lane_u64::<1>(self.0), w);
+            let p0 = pmull(vgetq_lane_u64::<0>(self.0), vgetq_lane_u64::<0>(w));
+            let p1 = pmull(vgetq_lane_u64::<1>(self.0), vgetq_lane_u64::<1>(w));
             let r0 = crate::field::gf2_64_reduce(p0 as u64, (p0 >> 64) as u64);
             let r1 = crate::field::gf2_64_reduce(p1 as u64, (p1 >> 64) as u64);
             Self(vcombine_u64(vcreate_u64(r0), vcreate_u64(r1)))
         }
+    }
+
+    #[inline(always)]
+    fn exchange(self, b: Self, bit: usize) -> (Self, Self) {
+        assert_eq!(bit, 0, "two lanes have one lane bit");
+        // SAFETY: NEON is baseline on AArch64.
+        unsafe { (Self(vtrn1q_u64(self.0, b.0)), Self(vtrn2q_u64(self.0, b.0))) }
+    }
+
+    #[inline(always)]
+    fn load_twiddles(w: &[Gf2_64], shift: usize) -> uint64x2_t {
+        let lanes = [w[0].bits(), w[1 >> shift].bits()];
+        // SAFETY: NEON is baseline on AArch64; `lanes` is two readable u64.
+        unsafe { vld1q_u64(lanes.as_ptr()) }
     }
 }
 
@@ -180,6 +196,37 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
             // The results are the high halves of the 64-bit differences.
             let r = vuzp2q_u32(vreinterpretq_u32_u64(lo), vreinterpretq_u32_u64(hi));
             Self::wrap(vminq_u32(r, vaddq_u32(r, p)))
+        }
+    }
+
+    #[inline(always)]
+    fn exchange(self, b: Self, bit: usize) -> (Self, Self) {
+        // SAFETY: NEON is baseline on AArch64.
+        unsafe {
+            match bit {
+                0 => (
+                    Self::wrap(vtrn1q_u32(self.0, b.0)),
+                    Self::wrap(vtrn2q_u32(self.0, b.0)),
+                ),
+                1 => {
+                    let (a, b) = (vreinterpretq_u64_u32(self.0), vreinterpretq_u64_u32(b.0));
+                    (
+                        Self::wrap(vreinterpretq_u32_u64(vtrn1q_u64(a, b))),
+                        Self::wrap(vreinterpretq_u32_u64(vtrn2q_u64(a, b))),
+                    )
+                }
+                _ => panic!("four lanes have two lane bits, not {bit}"),
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn load_twiddles(w: &[Self::F], shift: usize) -> (uint32x4_t, uint32x4_t) {
+        let lanes: [u32; 4] = core::array::from_fn(|i| w[i >> shift].to_monty());
+        // SAFETY: NEON is baseline on AArch64; `lanes` is four readable u32.
+        unsafe {
+            let w = vld1q_u32(lanes.as_ptr());
+            (w, vmulq_u32(w, vdupq_n_u32(Monty31::<P>::P_INV)))
         }
     }
 }
