@@ -251,14 +251,10 @@ unsafe fn opaque(a: __m512i) -> __m512i {
 /// positions) and of `odd` (kept in the odd positions).
 #[inline(always)]
 fn high_halves(even: __m512i, odd: __m512i) -> __m512i {
+    // One `vpermt2d` (LLVM turns a merging `vmovshdup` into two `vshufps`).
+    const HIGH: [u32; 16] = [1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31];
     // SAFETY: AVX-512 F was detected before any kernel runs.
-    unsafe {
-        _mm512_castps_si512(_mm512_mask_movehdup_ps(
-            _mm512_castsi512_ps(odd),
-            0x5555,
-            _mm512_castsi512_ps(even),
-        ))
-    }
+    unsafe { _mm512_permutex2var_epi32(even, indices(&HIGH), odd) }
 }
 
 /// The odd 32-bit lanes of `a`, moved to the even positions.
