@@ -91,6 +91,31 @@ fn monty31_backends_agree_bit_for_bit() {
 }
 
 #[test]
+fn goldilocks_backends_agree_bit_for_bit() {
+    QuickCheck::new().tests(60).quickcheck(
+        (|s: Shape| {
+            let order = if s.seed.is_multiple_of(2) {
+                Order::Natural
+            } else {
+                Order::BitReversed
+            };
+            let shift = Goldilocks::from_u64(s.seed | 1);
+            agree(&s, Transform::<Goldilocks>::dft(s.log_n).order(order))
+                && agree(&s, Transform::<Goldilocks>::idft(s.log_n).order(order))
+                && agree(&s, Transform::<Goldilocks>::coset_dft(s.log_n, shift))
+                && agree(
+                    &s,
+                    Transform::<Goldilocks>::coset_idft(s.log_n, shift).order(order),
+                )
+                && agree(
+                    &s,
+                    Transform::<Goldilocks>::dft_encode(s.log_n, s.rate, shift),
+                )
+        }) as fn(Shape) -> bool,
+    );
+}
+
+#[test]
 fn gf2_64_simd_matches_the_definition() {
     for backend in simd_backends::<Gf2_64>() {
         for (log_n, lanes, rate) in [(6u32, 8usize, 1u32), (7, 3, 2), (5, 56, 0)] {
@@ -167,6 +192,11 @@ fn transposed_tails_match_scalar() {
                 Transform::<BabyBear>::dft_encode(log_n, 1.min(log_n - 1), shift).lanes(lanes),
                 false,
             );
+            check(Transform::<Goldilocks>::dft(log_n).lanes(lanes), true);
+            check(
+                Transform::<Goldilocks>::coset_idft(log_n, Goldilocks::from_u64(5)).lanes(lanes),
+                true,
+            );
             check(Transform::<Gf2_64>::additive_ntt(log_n).lanes(lanes), true);
             check(Transform::<Gf2_64>::additive_intt(log_n).lanes(lanes), true);
             check(
@@ -185,5 +215,45 @@ fn neon_packed_kernels_are_exercised_on_aarch64() {
         assert!(simd_backends::<Gf2_64>().contains(&Backend::Neon));
         assert!(simd_backends::<BabyBear>().contains(&Backend::Neon));
         assert!(simd_backends::<KoalaBear>().contains(&Backend::Neon));
+        assert!(simd_backends::<Goldilocks>().contains(&Backend::Neon));
+    }
+}
+
+/// Goldilocks values at the carry and borrow edges of the packed reduction
+/// (near p, near 2^32, 2^63) give the scalar bits on every backend.
+#[test]
+fn goldilocks_edge_values_match_scalar() {
+    let p = Goldilocks::MODULUS;
+    let edges = [
+        0,
+        1,
+        2,
+        p - 1,
+        p - 2,
+        p - (1 << 32),
+        (1 << 32) - 1,
+        1 << 32,
+        (1 << 32) + 1,
+        1 << 63,
+        (1 << 63) - 1,
+        u64::MAX - (1 << 33),
+    ];
+    for log_n in [4u32, 8] {
+        for lanes in [1usize, 8, 9] {
+            let spec = Transform::<Goldilocks>::dft(log_n).lanes(lanes);
+            let input: Vec<Goldilocks> = (0..spec.input_len().unwrap())
+                .map(|i| Goldilocks::from_u64(edges[(i * 7 + i / 5) % edges.len()]))
+                .collect();
+            let expected = reference::evaluate(&spec, &input).unwrap();
+            for backend in [Backend::Scalar]
+                .into_iter()
+                .chain(simd_backends::<Goldilocks>())
+            {
+                let planner = planner_on(backend, roomy(), 1);
+                assert_eq!(run(&planner, &spec, &input), expected, "{}", backend.name());
+                let inverse = Transform::<Goldilocks>::idft(log_n).lanes(lanes);
+                assert_eq!(run(&planner, &inverse, &expected), input, "{}", backend.name());
+            }
+        }
     }
 }

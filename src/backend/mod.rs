@@ -310,7 +310,7 @@ macro_rules! packed_kernels {
 packed_kernels!([P: MontyParams] Monty31<P>, avx512::packed::PackedMonty31<P>, 16, "avx512 Montgomery", neon::packed::PackedMonty31<P>, 4, "neon Montgomery");
 packed_kernels!([] Gf2_64, avx512::packed::PackedGf2_64, 8, "avx512 vpclmulqdq", neon::packed::PackedGf2_64, 2, "neon pmull");
 
-impl Kernels for Goldilocks {}
+packed_kernels!([] Goldilocks, avx512::packed::PackedGoldilocks, 8, "avx512 Goldilocks", neon::packed::PackedGoldilocks, 2, "neon Goldilocks");
 
 /// Extension data is best run through a `BabyBear` plan over 4 × the lanes
 /// (`ExtensionOf::as_base_slice_mut`); a `BabyBear4` plan uses the portable kernels.

@@ -230,3 +230,105 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
         }
     }
 }
+
+/// Goldilocks, 2 lanes. NEON has no 64 × 64-bit multiply, so products run
+/// per lane on the scalar `umulh`/`mul` path; sums and differences are
+/// vector compares and masks. Bit-identical to the scalar field.
+#[derive(Clone, Copy)]
+pub(crate) struct PackedGoldilocks(uint64x2_t);
+
+use crate::field::Goldilocks;
+
+impl PackedGoldilocks {
+    #[inline(always)]
+    fn prime() -> uint64x2_t {
+        // SAFETY: NEON is baseline on AArch64.
+        unsafe { vdupq_n_u64(Goldilocks::MODULUS) }
+    }
+
+    #[inline(always)]
+    fn lanes(self) -> [Goldilocks; 2] {
+        // SAFETY: NEON is baseline on AArch64.
+        unsafe {
+            [
+                Goldilocks::new(vgetq_lane_u64::<0>(self.0)),
+                Goldilocks::new(vgetq_lane_u64::<1>(self.0)),
+            ]
+        }
+    }
+
+    #[inline(always)]
+    fn from_lanes(l: [Goldilocks; 2]) -> Self {
+        let v = [l[0].value(), l[1].value()];
+        // SAFETY: NEON is baseline on AArch64; `v` is two readable u64.
+        unsafe { Self(vld1q_u64(v.as_ptr())) }
+    }
+}
+
+impl Packed for PackedGoldilocks {
+    type F = Goldilocks;
+    const LANES: usize = 2;
+    /// One twiddle per lane.
+    type Twiddle = [Goldilocks; 2];
+
+    #[inline(always)]
+    fn load(s: &[Goldilocks], n: usize) -> Self {
+        assert!(n <= 2 && s.len() >= n);
+        let mut l = [Goldilocks::ZERO; 2];
+        l[..n].copy_from_slice(&s[..n]);
+        Self::from_lanes(l)
+    }
+
+    #[inline(always)]
+    fn store(self, s: &mut [Goldilocks], n: usize) {
+        assert!(n <= 2 && s.len() >= n);
+        s[..n].copy_from_slice(&self.lanes()[..n]);
+    }
+
+    #[inline(always)]
+    fn broadcast(w: Goldilocks) -> [Goldilocks; 2] {
+        [w; 2]
+    }
+
+    #[inline(always)]
+    fn add(self, b: Self) -> Self {
+        // SAFETY: NEON is baseline on AArch64.
+        unsafe {
+            let s = vaddq_u64(self.0, b.0);
+            // On carry the true sum is s + 2^64 ≡ s + (2^32 − 1), below p.
+            let carry = vcltq_u64(s, self.0);
+            let s = vaddq_u64(s, vandq_u64(carry, vdupq_n_u64(0xffff_ffff)));
+            // x mod p for x < 2^64: subtract p where x ≥ p.
+            let ge = vcgeq_u64(s, Self::prime());
+            Self(vsubq_u64(s, vandq_u64(ge, Self::prime())))
+        }
+    }
+
+    #[inline(always)]
+    fn sub(self, b: Self) -> Self {
+        // SAFETY: NEON is baseline on AArch64.
+        unsafe {
+            let d = vsubq_u64(self.0, b.0);
+            let borrow = vcltq_u64(self.0, b.0);
+            Self(vaddq_u64(d, vandq_u64(borrow, Self::prime())))
+        }
+    }
+
+    #[inline(always)]
+    fn mul(self, w: [Goldilocks; 2]) -> Self {
+        let [a0, a1] = self.lanes();
+        Self::from_lanes([a0 * w[0], a1 * w[1]])
+    }
+
+    #[inline(always)]
+    fn exchange(self, b: Self, bit: usize) -> (Self, Self) {
+        assert_eq!(bit, 0, "two lanes have one lane bit");
+        // SAFETY: NEON is baseline on AArch64.
+        unsafe { (Self(vtrn1q_u64(self.0, b.0)), Self(vtrn2q_u64(self.0, b.0))) }
+    }
+
+    #[inline(always)]
+    fn load_twiddles(w: &[Goldilocks], shift: usize) -> [Goldilocks; 2] {
+        [w[0], w[1 >> shift]]
+    }
+}
