@@ -288,6 +288,11 @@ fn main() {
         Backend::detect::<BabyBear>().name(),
         Backend::detect::<Goldilocks>().name()
     );
+    if !cfg!(target_feature = "avx512f") && Backend::Avx512.cpu_supports() {
+        println!(
+            "note: Plonky3 is built without its AVX-512 code (it selects SIMD at compile time); rerun with RUSTFLAGS=\"-C target-cpu=native\" for a fair comparison\n"
+        );
+    }
     println!(
         "{:<40} {:>3} {:>9} {:>9} {:>7} {:>7}",
         "shape", "thr", "ours ms", "p3 ms", "ratio", "sweeps"

@@ -252,7 +252,12 @@ fn goldilocks_edge_values_match_scalar() {
                 let planner = planner_on(backend, roomy(), 1);
                 assert_eq!(run(&planner, &spec, &input), expected, "{}", backend.name());
                 let inverse = Transform::<Goldilocks>::idft(log_n).lanes(lanes);
-                assert_eq!(run(&planner, &inverse, &expected), input, "{}", backend.name());
+                assert_eq!(
+                    run(&planner, &inverse, &expected),
+                    input,
+                    "{}",
+                    backend.name()
+                );
             }
         }
     }
