@@ -162,11 +162,12 @@ fn order_on_a_fixed_order_transform() {
 
 #[test]
 fn forced_backend_the_cpu_or_field_lacks() {
-    // Goldilocks has no SIMD kernels on any backend yet: refused whatever the CPU.
+    // BabyBear4 has no SIMD kernels (its data runs through a BabyBear plan
+    // over 4 × the lanes): refused whatever the CPU.
     for backend in [Backend::Avx512, Backend::Neon] {
         let err = Planner::new()
             .backend(backend)
-            .plan(&Transform::<Goldilocks>::dft(4))
+            .plan(&Transform::<BabyBear4>::dft(4))
             .unwrap_err();
         assert!(matches!(err, Error::BackendUnavailable { .. }), "{err}");
         assert!(err.to_string().contains(backend.name()));

@@ -136,6 +136,8 @@ fn prime_families(backend: Backend) {
         Transform::<KoalaBear>::dft_encode(LOG_N, 1, KoalaBear::new(3)).lanes(2),
     );
     check_everywhere(backend, Transform::<Goldilocks>::idft(LOG_N).lanes(2));
+    // Narrow columns: a transposed group for the last layers on SIMD backends.
+    check_everywhere(backend, Transform::<BabyBear>::dft(LOG_N).lanes(4));
     check_everywhere(backend, Transform::<BabyBear4>::dft(LOG_N - 1));
 }
 

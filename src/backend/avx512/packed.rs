@@ -105,6 +105,58 @@ fn indices<T>(idx: &[T]) -> __m512i {
     unsafe { _mm512_loadu_si512(idx.as_ptr().cast()) }
 }
 
+/// `vpermt2d`: lane x of the result is lane `idx[x] mod 16` of `a`, or of
+/// `b` when bit 4 of `idx[x]` is set. Under Miri, which lacks the
+/// intrinsic, the same selection on arrays.
+#[inline(always)]
+fn permute2_32(a: __m512i, idx: &[u32; 16], b: __m512i) -> __m512i {
+    #[cfg(not(miri))]
+    {
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe { _mm512_permutex2var_epi32(a, indices(idx), b) }
+    }
+    #[cfg(miri)]
+    {
+        // SAFETY: __m512i and [u32; 16] have the same size; any bits are valid.
+        let (a, b): ([u32; 16], [u32; 16]) =
+            unsafe { (core::mem::transmute(a), core::mem::transmute(b)) };
+        let r: [u32; 16] = core::array::from_fn(|x| {
+            if idx[x] & 16 == 0 {
+                a[idx[x] as usize & 15]
+            } else {
+                b[idx[x] as usize & 15]
+            }
+        });
+        // SAFETY: as above.
+        unsafe { core::mem::transmute(r) }
+    }
+}
+
+/// `vpermt2q`: as [`permute2_32`] on 8 × u64 (bit 3 of the index picks `b`).
+#[inline(always)]
+fn permute2_64(a: __m512i, idx: &[u64; 8], b: __m512i) -> __m512i {
+    #[cfg(not(miri))]
+    {
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe { _mm512_permutex2var_epi64(a, indices(idx), b) }
+    }
+    #[cfg(miri)]
+    {
+        // SAFETY: __m512i and [u64; 8] have the same size; any bits are valid.
+        let (a, b): ([u64; 8], [u64; 8]) =
+            unsafe { (core::mem::transmute(a), core::mem::transmute(b)) };
+        let r: [u64; 8] = core::array::from_fn(|x| {
+            if idx[x] & 8 == 0 {
+                a[idx[x] as usize & 7]
+            } else {
+                b[idx[x] as usize & 7]
+            }
+        });
+        // SAFETY: as above.
+        unsafe { core::mem::transmute(r) }
+    }
+}
+
 /// Runs a register group of 1 to 4 layers with AVX-512 packed arithmetic.
 ///
 /// # Safety
@@ -189,13 +241,10 @@ impl Packed for PackedGf2_64 {
     #[inline(always)]
     fn exchange(self, b: Self, bit: usize) -> (Self, Self) {
         let [ia, ib] = &EXCHANGE_64[bit];
-        // SAFETY: AVX-512 F was detected before any kernel runs.
-        unsafe {
-            (
-                Self(_mm512_permutex2var_epi64(self.0, indices(ia), b.0)),
-                Self(_mm512_permutex2var_epi64(self.0, indices(ib), b.0)),
-            )
-        }
+        (
+            Self(permute2_64(self.0, ia, b.0)),
+            Self(permute2_64(self.0, ib, b.0)),
+        )
     }
 
     #[inline(always)]
@@ -206,7 +255,7 @@ impl Packed for PackedGf2_64 {
         // load reads only the first n twiddles, which are in bounds.
         unsafe {
             let v = _mm512_maskz_loadu_epi64(lanes_mask(n) as u8, w.as_ptr().cast());
-            _mm512_permutexvar_epi64(indices(&SPREAD_64[shift]), v)
+            permute2_64(v, &SPREAD_64[shift], v)
         }
     }
 }
@@ -253,8 +302,7 @@ unsafe fn opaque(a: __m512i) -> __m512i {
 fn high_halves(even: __m512i, odd: __m512i) -> __m512i {
     // One `vpermt2d` (LLVM turns a merging `vmovshdup` into two `vshufps`).
     const HIGH: [u32; 16] = [1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31];
-    // SAFETY: AVX-512 F was detected before any kernel runs.
-    unsafe { _mm512_permutex2var_epi32(even, indices(&HIGH), odd) }
+    permute2_32(even, &HIGH, odd)
 }
 
 /// The odd 32-bit lanes of `a`, moved to the even positions.
@@ -370,13 +418,10 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
     #[inline(always)]
     fn exchange(self, b: Self, bit: usize) -> (Self, Self) {
         let [ia, ib] = &EXCHANGE_32[bit];
-        // SAFETY: AVX-512 F was detected before any kernel runs.
-        unsafe {
-            (
-                Self::wrap(_mm512_permutex2var_epi32(self.0, indices(ia), b.0)),
-                Self::wrap(_mm512_permutex2var_epi32(self.0, indices(ib), b.0)),
-            )
-        }
+        (
+            Self::wrap(permute2_32(self.0, ia, b.0)),
+            Self::wrap(permute2_32(self.0, ib, b.0)),
+        )
     }
 
     #[inline(always)]
@@ -388,7 +433,7 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
         // `Monty31` is `repr(transparent)`), which are in bounds.
         unsafe {
             let v = _mm512_maskz_loadu_epi32(lanes_mask(n), w.as_ptr().cast());
-            let w = _mm512_permutexvar_epi32(indices(&SPREAD_32[shift]), v);
+            let w = permute2_32(v, &SPREAD_32[shift], v);
             let wq = _mm512_mullo_epi32(w, _mm512_set1_epi32(Monty31::<P>::P_INV as i32));
             MontyTwiddle {
                 w,
@@ -540,13 +585,10 @@ impl Packed for PackedGoldilocks {
     #[inline(always)]
     fn exchange(self, b: Self, bit: usize) -> (Self, Self) {
         let [ia, ib] = &EXCHANGE_64[bit];
-        // SAFETY: AVX-512 F was detected before any kernel runs.
-        unsafe {
-            (
-                Self(_mm512_permutex2var_epi64(self.0, indices(ia), b.0)),
-                Self(_mm512_permutex2var_epi64(self.0, indices(ib), b.0)),
-            )
-        }
+        (
+            Self(permute2_64(self.0, ia, b.0)),
+            Self(permute2_64(self.0, ib, b.0)),
+        )
     }
 
     #[inline(always)]
@@ -557,7 +599,7 @@ impl Packed for PackedGoldilocks {
         // load reads only the first n twiddles, which are in bounds.
         unsafe {
             let v = _mm512_maskz_loadu_epi64(lanes_mask(n) as u8, w.as_ptr().cast());
-            Self::twiddle(_mm512_permutexvar_epi64(indices(&SPREAD_64[shift]), v))
+            Self::twiddle(permute2_64(v, &SPREAD_64[shift], v))
         }
     }
 }
