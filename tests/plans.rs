@@ -477,3 +477,34 @@ fn detected_budgets_are_ordered_and_nonzero() {
     assert!(b.l1 <= b.l2 && b.l2 <= b.l3, "{b:?}");
     assert_eq!(b.register_values, None);
 }
+
+/// Where Linux describes the caches, `Budgets::detect` reports exactly the
+/// data (or unified) cache sizes of cpu0 per level.
+#[test]
+fn detected_budgets_match_sysfs() {
+    let mut expected = [None; 4];
+    for index in 0..8 {
+        let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{index}");
+        let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).ok();
+        let (Some(level), Some(size), Some(kind)) = (read("level"), read("size"), read("type"))
+        else {
+            continue;
+        };
+        if kind.trim() == "Instruction" {
+            continue;
+        }
+        let size = size.trim();
+        let bytes = if let Some(k) = size.strip_suffix('K') {
+            k.parse::<usize>().unwrap() * 1024
+        } else {
+            size.strip_suffix('M').unwrap().parse::<usize>().unwrap() * 1024 * 1024
+        };
+        expected[level.trim().parse::<usize>().unwrap().min(3)] = Some(bytes);
+    }
+    let b = Budgets::detect();
+    for (level, got) in [(1, b.l1), (2, b.l2), (3, b.l3)] {
+        if let Some(bytes) = expected[level] {
+            assert_eq!(got, bytes, "L{level}: {b:?}");
+        }
+    }
+}
