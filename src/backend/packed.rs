@@ -100,21 +100,7 @@ fn run<P: Packed, const R: usize, const KIND: u8>(buf: &mut [P::F], group: &Grou
             for (j, v) in x.iter_mut().enumerate().skip(1) {
                 *v = P::load(&block[j * run_len + start..], n);
             }
-            let g = R.trailing_zeros() as usize;
-            if KIND == CT || KIND == ADD {
-                for i in 0..g {
-                    layer::<P, R, KIND>(&mut x, &w, i);
-                }
-            } else {
-                for i in (0..g).rev() {
-                    layer::<P, R, KIND>(&mut x, &w, i);
-                }
-            }
-            if let Some(s) = scale {
-                for v in x.iter_mut() {
-                    *v = v.mul(s);
-                }
-            }
+            butterflies::<P, R, KIND>(&mut x, &w, scale);
             for (j, v) in x.iter().enumerate() {
                 v.store(&mut block[j * run_len + start..], n);
             }
@@ -146,7 +132,6 @@ fn run_transposed<P: Packed, const R: usize, const KIND: u8>(
         "a transposed group holds R super-blocks of one register each"
     );
     let shift = group.width.trailing_zeros() as usize;
-    let g = R.trailing_zeros() as usize;
     let scale = group
         .scale
         .map(|s| P::broadcast(<P::F as Field>::prepare_twiddle(s)));
@@ -163,23 +148,35 @@ fn run_transposed<P: Packed, const R: usize, const KIND: u8>(
             *v = P::load(&block[j * P::LANES..], P::LANES);
         }
         transpose(&mut x, shift);
-        if KIND == CT || KIND == ADD {
-            for i in 0..g {
-                layer::<P, R, KIND>(&mut x, &w, i);
-            }
-        } else {
-            for i in (0..g).rev() {
-                layer::<P, R, KIND>(&mut x, &w, i);
-            }
-        }
-        if let Some(s) = scale {
-            for v in x.iter_mut() {
-                *v = v.mul(s);
-            }
-        }
+        butterflies::<P, R, KIND>(&mut x, &w, scale);
         transpose(&mut x, shift);
         for (j, v) in x.iter().enumerate() {
             v.store(&mut block[j * P::LANES..], P::LANES);
+        }
+    }
+}
+
+/// All the layers of a butterfly set of R rows in registers (in the kind's
+/// order), then the optional scale.
+#[inline(always)]
+fn butterflies<P: Packed, const R: usize, const KIND: u8>(
+    x: &mut [P; R],
+    w: &[P::Twiddle; R],
+    scale: Option<P::Twiddle>,
+) {
+    let g = R.trailing_zeros() as usize;
+    if KIND == CT || KIND == ADD {
+        for i in 0..g {
+            layer::<P, R, KIND>(x, w, i);
+        }
+    } else {
+        for i in (0..g).rev() {
+            layer::<P, R, KIND>(x, w, i);
+        }
+    }
+    if let Some(s) = scale {
+        for v in x.iter_mut() {
+            *v = v.mul(s);
         }
     }
 }
