@@ -44,6 +44,17 @@ impl Arbitrary for Shape {
     }
 }
 
+impl Shape {
+    /// Natural or bit-reversed evaluation order, from the seed.
+    fn order(&self) -> Order {
+        if self.seed.is_multiple_of(2) {
+            Order::Natural
+        } else {
+            Order::BitReversed
+        }
+    }
+}
+
 fn agree<F: Kernels>(shape: &Shape, spec: Transform<F>) -> bool {
     let spec = spec.lanes(shape.lanes);
     let input = Rng(shape.seed).vec::<F>(spec.input_len().unwrap());
@@ -77,11 +88,7 @@ fn gf2_64_backends_agree_bit_for_bit() {
 fn monty31_backends_agree_bit_for_bit() {
     QuickCheck::new().tests(60).quickcheck(
         (|s: Shape| {
-            let order = if s.seed.is_multiple_of(2) {
-                Order::Natural
-            } else {
-                Order::BitReversed
-            };
+            let order = s.order();
             agree(&s, Transform::<BabyBear>::dft(s.log_n).order(order))
                 && agree(&s, Transform::<BabyBear>::idft(s.log_n).order(order))
                 && agree(&s, Transform::<KoalaBear>::dft(s.log_n))
@@ -94,11 +101,7 @@ fn monty31_backends_agree_bit_for_bit() {
 fn goldilocks_backends_agree_bit_for_bit() {
     QuickCheck::new().tests(60).quickcheck(
         (|s: Shape| {
-            let order = if s.seed.is_multiple_of(2) {
-                Order::Natural
-            } else {
-                Order::BitReversed
-            };
+            let order = s.order();
             let shift = Goldilocks::from_u64(s.seed | 1);
             agree(&s, Transform::<Goldilocks>::dft(s.log_n).order(order))
                 && agree(&s, Transform::<Goldilocks>::idft(s.log_n).order(order))
