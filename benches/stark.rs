@@ -9,6 +9,10 @@
 //! compile time: run with `RUSTFLAGS="-C target-cpu=native"` to give it its
 //! AVX-512 code (nttfuse detects features at run time either way).
 //!
+//! Single columns are also measured against tfhe-ntt 0.7.1 (`prime32::Plan`,
+//! its forward negacyclic NTT modulo the BabyBear prime, in place, 1 thread;
+//! it selects AVX-512 at run time), beside ours in place.
+//!
 //! `NTTFUSE_BENCH_QUICK=1` shrinks every shape by 2^4 (a smoke run);
 //! `NTTFUSE_BENCH_ONLY=babybear-col,goldilocks-dft` runs only the named rows
 //! (`{babybear,koalabear,goldilocks}-{dft,lde,col}`).
@@ -79,6 +83,38 @@ impl Row {
 fn sweep_of(elements: usize, elem_bytes: usize) -> Duration {
     let mut words = vec![1u64; elements * elem_bytes / 8];
     median(5, || common::sweep(&mut words))
+}
+
+/// A single BabyBear column, in place, against tfhe-ntt's forward NTT of the
+/// same length modulo the same prime (1 thread: tfhe-ntt is sequential).
+fn tfhe_row(log_n: u32) {
+    let n = 1usize << log_n;
+    let plan = Planner::new()
+        .threads(Threads::Count(1))
+        .plan(&Transform::<BabyBear>::dft(log_n).order(Order::BitReversed))
+        .expect("plan");
+    let mut ours_buf: Vec<BabyBear> = (0..n as u64)
+        .map(|i| BabyBear::from_u64(i.wrapping_mul(0x9e37_79b9)))
+        .collect();
+    let ours = median(9, || plan.execute(&mut ours_buf).expect("execute"));
+    let tfhe = tfhe_ntt::prime32::Plan::try_new(n, BabyBear::MODULUS as u32).expect("tfhe plan");
+    let mut theirs_buf: Vec<u32> = (0..n as u64)
+        .map(|i| (i.wrapping_mul(0x9e37_79b9) % BabyBear::MODULUS) as u32)
+        .collect();
+    let theirs = median(9, || tfhe.fwd(&mut theirs_buf));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
+    let sweep = pool.install(|| sweep_of(n, 4));
+    Row {
+        name: format!("BabyBear dft 2^{log_n} × 1 in place"),
+        threads: 1,
+        ours,
+        theirs: vec![("tfhe-ntt prime32 fwd", theirs)],
+        sweep,
+    }
+    .print();
 }
 
 /// Their time minus the time of cloning the input they consume.
@@ -327,6 +363,9 @@ fn main() {
                 threads,
                 true
             );
+            if threads == 1 {
+                tfhe_row(20 - shrink);
+            }
         }
         if wanted("koalabear-dft") {
             dft_rows!(

@@ -508,3 +508,50 @@ fn detected_budgets_match_sysfs() {
         }
     }
 }
+
+fn first_streams<F: Kernels>(plan: &Plan<F>) -> bool {
+    matches!(plan.steps().first(), Some(Step::Pass(p)) if p.streams)
+}
+
+/// A gathered first pass whose output exceeds the last-level cache budget
+/// streams its stores; the bits are those of the plain-store plan, out of
+/// place at unaligned offsets and for an encode's replicas in place.
+#[test]
+fn streaming_first_pass_when_the_output_exceeds_the_llc() {
+    let small_llc = Budgets::fixed(1 << 10, 2 << 10, 16 << 10);
+    let large_llc = Budgets::fixed(1 << 10, 2 << 10, 64 << 20);
+    for threads in [1, 2] {
+        for spec in [
+            Transform::<BabyBear>::dft(11).lanes(3),
+            Transform::<BabyBear>::dft_encode(11, 2, BabyBear::new(7)).lanes(3),
+        ] {
+            let streaming = planner(small_llc, threads).plan(&spec).unwrap();
+            let plain = planner(large_llc, threads).plan(&spec).unwrap();
+            assert!(first_streams(&streaming), "{streaming}");
+            assert!(!first_streams(&plain), "{plain}");
+            assert!(streaming.to_string().contains("streaming (non-temporal)"));
+            let input = Rng(5).vec::<BabyBear>(spec.input_len().unwrap());
+            let expected = reference::evaluate(&spec, &input).unwrap();
+            assert_eq!(run(&planner(large_llc, threads), &spec, &input), expected);
+            for offset in 0..4 {
+                let mut out = vec![BabyBear::ZERO; streaming.len() + offset];
+                streaming.execute_from(&input, &mut out[offset..]).unwrap();
+                assert_eq!(out[offset..], expected[..], "offset {offset}");
+            }
+            if spec.is_encode() {
+                let mut data = vec![BabyBear::ZERO; streaming.len()];
+                data[..input.len()].copy_from_slice(&input);
+                streaming.execute(&mut data).unwrap();
+                assert_eq!(data, expected);
+            }
+        }
+    }
+    let gf2 = Transform::<Gf2_64>::additive_encode(11, 1).lanes(8);
+    let streaming = planner(small_llc, 1).plan(&gf2).unwrap();
+    assert!(first_streams(&streaming));
+    let input = Rng(6).vec::<Gf2_64>(gf2.input_len().unwrap());
+    assert_eq!(
+        run(&planner(small_llc, 1), &gf2, &input),
+        reference::evaluate(&gf2, &input).unwrap()
+    );
+}

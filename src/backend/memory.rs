@@ -182,6 +182,20 @@ impl<F: Copy> TileRows<'_, F> {
         }
     }
 
+    /// [`TileRows::scatter`] with non-temporal (streaming) stores: the rows
+    /// go to memory without first being read into the cache, which saves the
+    /// read-for-ownership of destinations the pass did not read (an
+    /// out-of-place first pass, the replicas of an encode). Plain stores
+    /// where the CPU has no streaming store.
+    pub fn scatter_streaming(&mut self, scratch: &[F]) {
+        let run = self.run_len();
+        for (j, src) in scratch.chunks_exact(run).take(self.group_rows).enumerate() {
+            // SAFETY: as in `scatter`: run j is in bounds and this tile's alone.
+            unsafe { stream_copy(self.data.0.add(self.run_start(j)), src) };
+        }
+        store_fence();
+    }
+
     /// Writes `scratch` back to the tile's rows.
     pub fn scatter(&mut self, scratch: &[F]) {
         let run = self.run_len();
@@ -191,6 +205,66 @@ impl<F: Copy> TileRows<'_, F> {
                 unsafe { core::slice::from_raw_parts_mut(self.data.0.add(self.run_start(j)), run) };
             dst.copy_from_slice(src);
         }
+    }
+}
+
+/// Copies `src` to `dst` with non-temporal stores where the target has them
+/// (x86-64: `movntdq` for the 16-byte-aligned middle), plain copies for the
+/// unaligned ends and elsewhere. Callers end a run of these with
+/// [`store_fence`] before others read the data.
+///
+/// # Safety
+/// `dst` is valid for writes of `src.len()` elements and does not overlap
+/// `src`.
+unsafe fn stream_copy<F: Copy>(dst: *mut F, src: &[F]) {
+    let bytes = core::mem::size_of_val(src);
+    let (d, s) = (dst.cast::<u8>(), src.as_ptr().cast::<u8>());
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        let head = d.align_offset(16).min(bytes);
+        let lines = (bytes - head) / 16;
+        // SAFETY: head + 16·lines ≤ bytes, inside both buffers (caller), which
+        // do not overlap. The asm copies bytes as they are (it never
+        // interprets them, so any `F`, padding included, is copied exactly);
+        // dst + head is 16-byte aligned as `movntdq` requires; SSE2 is part
+        // of x86-64.
+        unsafe {
+            core::ptr::copy_nonoverlapping(s, d, head);
+            if lines > 0 {
+                core::arch::asm!(
+                    "2:",
+                    "movdqu {x}, xmmword ptr [{s}]",
+                    "movntdq xmmword ptr [{d}], {x}",
+                    "add {s}, 16",
+                    "add {d}, 16",
+                    "dec {n}",
+                    "jnz 2b",
+                    s = inout(reg) s.add(head) => _,
+                    d = inout(reg) d.add(head) => _,
+                    n = inout(reg) lines => _,
+                    x = out(xmm_reg) _,
+                    options(nostack),
+                );
+            }
+            let done = head + 16 * lines;
+            core::ptr::copy_nonoverlapping(s.add(done), d.add(done), bytes - done);
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    // SAFETY: the caller's contract.
+    unsafe {
+        core::ptr::copy_nonoverlapping(s, d, bytes)
+    }
+}
+
+/// Orders earlier streaming stores before later stores (`sfence`), so data
+/// written by [`TileRows::scatter_streaming`] is visible to whoever is
+/// handed it next.
+fn store_fence() {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: `sfence` has no operands and SSE is part of x86-64.
+    unsafe {
+        core::arch::x86_64::_mm_sfence()
     }
 }
 

@@ -69,6 +69,12 @@ impl<F: Kernels> Plan<F> {
                 "  source   every replica block reads the message (no copy pass)"
             )?;
         }
+        if pass.streams {
+            writeln!(
+                f,
+                "  stores   streaming (non-temporal) when reading a separate source: the output exceeds the last-level cache"
+            )?;
+        }
         let scaled_layers = self.spec.layer_end() - self.spec.first_layer();
         for group in &pass.groups {
             let mut line = format!("  group    {}", layers(&group.layers));

@@ -255,7 +255,11 @@ impl<F: Kernels> Plan<F> {
                             block,
                             pass.log_block_rows - pass.layers.len(),
                         );
-                        tile.scatter(buf);
+                        if source.is_some() && pass.streams {
+                            tile.scatter_streaming(buf);
+                        } else {
+                            tile.scatter(buf);
+                        }
                     };
                     match scratch {
                         Scratch::Pool => self.scratch.with(work),

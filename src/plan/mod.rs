@@ -101,6 +101,12 @@ pub struct Pass {
     /// Whether the pass reads its input from the source (the message of an
     /// encode, or the input of an out-of-place execution) instead of the data.
     pub reads_source: bool,
+    /// Whether the pass writes tiles read from a separate source (out of
+    /// place, or an encode's replicas) with streaming (non-temporal) stores:
+    /// chosen for gathered first passes whose output exceeds the last-level
+    /// cache budget, where a plain store would first read every destination
+    /// line from memory only to overwrite it.
+    pub streams: bool,
 }
 
 /// A step of a plan.

@@ -223,8 +223,13 @@ impl Planner {
             }
         }
         if !schedule.bit_reverse_before {
+            let data_bytes = shape
+                .row_bytes
+                .saturating_mul(1 << shape.log_n)
+                .saturating_mul(shape.batch);
             if let Some(first) = passes.first_mut() {
                 first.reads_source = true;
+                first.streams = first.kind == PassKind::Gathered && data_bytes > self.budgets.l3;
             }
         }
         // Deferred reductions: the bound travels through the groups in
@@ -411,6 +416,7 @@ impl Shape {
             tile_bytes,
             parallel: tiles > 1 && tiles * tile_bytes >= PARALLEL_MIN_BYTES,
             reads_source: false,
+            streams: false,
         }
     }
 
@@ -478,6 +484,7 @@ impl Shape {
             tile_bytes,
             parallel: tiles > 1 && tiles * tile_bytes >= PARALLEL_MIN_BYTES,
             reads_source: false,
+            streams: false,
         }
     }
 
