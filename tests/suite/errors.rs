@@ -1,8 +1,6 @@
 //! Bad input gets a typed error with a clear message, never a panic.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use nttfuse::*;
 
 fn plan_err<F: Kernels>(spec: Transform<F>) -> Error {

@@ -1,9 +1,7 @@
 //! Every backend this CPU has computes every transform shape bit for bit as
 //! the scalar backend does (and as the naive definition, spot-checked).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use nttfuse::*;
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 

@@ -1,8 +1,6 @@
 //! Plans as data: golden files, every shape the planner emits, thread counts.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use nttfuse::*;
 
 /// The budgets golden plans are made for: Zen 5's caches (48 KiB L1d,

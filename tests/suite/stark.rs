@@ -2,9 +2,7 @@
 //! every DFT against Plonky3 0.8.0 bit for bit, extension columns on the base
 //! path.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use nttfuse::*;
 use quickcheck::QuickCheck;
 

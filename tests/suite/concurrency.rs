@@ -2,9 +2,7 @@
 //! from inside a rayon pool task (nested parallelism) and from several rayon
 //! pools at once, it gives the bits of a serial run and never deadlocks.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use nttfuse::*;
 use rayon::prelude::*;
 use std::sync::{Arc, Barrier};

@@ -1,9 +1,7 @@
 //! Every transform equals its naive definition; inverses undo forwards;
 //! transforms are linear; known answers from the standards and DESIGN.md.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use nttfuse::transform::mlkem::multiply_ntts;
 use nttfuse::*;
 use quickcheck::{Arbitrary, Gen, QuickCheck};
@@ -318,7 +316,7 @@ fn parse_list(text: &str, name: &str) -> Vec<MlKem> {
 
 #[test]
 fn mlkem_ntt_matches_cctv_known_answer() {
-    let text = include_str!("data/mlkem768_cctv_s0.txt");
+    let text = include_str!("../data/mlkem768_cctv_s0.txt");
     let s0 = parse_list(text, "s[0]");
     let expected = parse_list(text, "NTT(s[0])");
     assert_eq!((s0.len(), expected.len()), (256, 256));

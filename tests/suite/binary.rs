@@ -1,9 +1,7 @@
 //! Binary fields: the Cantor basis, GF(2^192) as a cubic extension running on
 //! the GF(2^64) path, and known answers.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use nttfuse::*;
 use quickcheck::QuickCheck;
 

@@ -1,9 +1,7 @@
 //! The lattice path: every backend this CPU has gives the scalar path's
 //! results bit for bit, at random and at worst-case inputs, single and batched.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use nttfuse::*;
 use quickcheck::QuickCheck;
 
@@ -139,7 +137,7 @@ fn byte_decode12(hex: &str) -> Vec<MlKem> {
 }
 
 fn cctv(name: &str) -> Vec<MlKem> {
-    let text = include_str!("data/mlkem768_cctv_vectors.txt");
+    let text = include_str!("../data/mlkem768_cctv_vectors.txt");
     let line = text
         .lines()
         .find(|l| l.starts_with(&format!("{name} = ")))
