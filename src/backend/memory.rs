@@ -182,6 +182,27 @@ impl<F: Copy> TileRows<'_, F> {
         }
     }
 
+    /// [`TileRows::gather_from`] for a lane-major `source` (column c holds
+    /// `source[c·source_rows ..]`) whose block starts at row `base_row`: the
+    /// rows are transposed into `scratch` as they are read.
+    pub fn gather_from_lane_major(
+        &self,
+        source: &[F],
+        source_rows: usize,
+        base_row: usize,
+        scratch: &mut [F],
+    ) {
+        let run = self.run_len();
+        for (j, dst) in scratch
+            .chunks_exact_mut(run)
+            .take(self.group_rows)
+            .enumerate()
+        {
+            let row = base_row + self.offset_in_block + j * self.stride;
+            transpose_rows_from(source, source_rows, row, dst, self.width);
+        }
+    }
+
     /// [`TileRows::scatter`] with non-temporal (streaming) stores: the rows
     /// go to memory without first being read into the cache, which saves the
     /// read-for-ownership of destinations the pass did not read (an
@@ -205,6 +226,67 @@ impl<F: Copy> TileRows<'_, F> {
                 unsafe { core::slice::from_raw_parts_mut(self.data.0.add(self.run_start(j)), run) };
             dst.copy_from_slice(src);
         }
+    }
+}
+
+/// Rows `first_row ..` of a lane-major `source` (column c is
+/// `source[c·source_rows .. (c+1)·source_rows]`) written row-major into `dst`
+/// (`dst.len() / width` rows of `width`), in blocks of rows so that each
+/// column is read in runs of whole cache lines.
+pub fn transpose_rows_from<F: Copy>(
+    source: &[F],
+    source_rows: usize,
+    first_row: usize,
+    dst: &mut [F],
+    width: usize,
+) {
+    const BLOCK_ROWS: usize = 8;
+    let rows = dst.len() / width;
+    for (b, block) in dst.chunks_mut(BLOCK_ROWS * width).enumerate() {
+        let start = first_row + b * BLOCK_ROWS;
+        let block_rows = block.len() / width;
+        if block_rows == BLOCK_ROWS {
+            // Eight rows at a time: one 8-element run per column, then the
+            // rows, with no index that the compiler cannot see in bounds.
+            for (lane, column) in source.chunks_exact(source_rows).take(width).enumerate() {
+                let run: [F; BLOCK_ROWS] = column[start..start + BLOCK_ROWS]
+                    .try_into()
+                    .expect("eight rows");
+                for (row, v) in block.chunks_exact_mut(width).zip(run) {
+                    row[lane] = v;
+                }
+            }
+        } else {
+            for (r, row) in block.chunks_exact_mut(width).enumerate() {
+                for (x, column) in row.iter_mut().zip(source.chunks_exact(source_rows)) {
+                    *x = column[start + r];
+                }
+            }
+        }
+    }
+    debug_assert_eq!(rows * width, dst.len());
+}
+
+/// `out[row k] = source[row BitRev(k)]` for a lane-major `source` (column c
+/// is `source[c·rows ..]`), parallel over blocks of rows when `parallel`.
+pub fn bit_reverse_rows_from_lane_major<F: Copy + Send + Sync>(
+    source: &[F],
+    out: &mut [F],
+    width: usize,
+    log_rows: usize,
+    parallel: bool,
+) {
+    let rows = 1usize << log_rows;
+    let copy = |(k, row): (usize, &mut [F])| {
+        let j = bit_reverse(k, log_rows);
+        for (lane, v) in row.iter_mut().enumerate() {
+            *v = source[lane * rows + j];
+        }
+    };
+    if parallel {
+        out.par_chunks_exact_mut(width).enumerate().for_each(copy);
+    } else {
+        out.chunks_exact_mut(width).enumerate().for_each(copy);
     }
 }
 

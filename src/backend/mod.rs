@@ -30,7 +30,10 @@ mod neon;
 mod packed;
 mod scalar;
 
-pub use memory::{bit_reverse_rows, bit_reverse_rows_from, StridedTiles, TileRows};
+pub use memory::{
+    bit_reverse_rows, bit_reverse_rows_from, bit_reverse_rows_from_lane_major, transpose_rows_from,
+    StridedTiles, TileRows,
+};
 
 use crate::error::Error;
 use crate::field::{

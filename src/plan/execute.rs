@@ -10,7 +10,10 @@
 //! ```
 
 use super::{Pass, PassKind, Plan, Step};
-use crate::backend::{bit_reverse_rows, bit_reverse_rows_from, GroupKernel, Kernels, StridedTiles};
+use crate::backend::{
+    bit_reverse_rows, bit_reverse_rows_from, bit_reverse_rows_from_lane_major, transpose_rows_from,
+    GroupKernel, Kernels, StridedTiles,
+};
 use crate::error::Error;
 use rayon::prelude::*;
 use std::sync::Mutex;
@@ -37,6 +40,7 @@ impl<F: Kernels> Plan<F> {
     /// occupies its first 2^(log_n − rate) rows and is overwritten by the codeword.
     pub fn execute(&self, data: &mut [F]) -> Result<(), Error> {
         self.check_len("data", data.len(), self.len())?;
+        self.check_in_place()?;
         self.run(data, Source::InPlace, &Scratch::Pool);
         Ok(())
     }
@@ -55,6 +59,7 @@ impl<F: Kernels> Plan<F> {
     /// least [`scratch_len`](Plan::scratch_len) elements (rustfft style).
     pub fn execute_with_scratch(&self, data: &mut [F], scratch: &mut [F]) -> Result<(), Error> {
         self.check_len("data", data.len(), self.len())?;
+        self.check_in_place()?;
         if scratch.len() < self.scratch_len() {
             return Err(Error::LengthMismatch {
                 what: "scratch",
@@ -64,6 +69,21 @@ impl<F: Kernels> Plan<F> {
         }
         let scratch = Scratch::Caller(Mutex::new(scratch));
         self.run_steps(data, Source::InPlace, &scratch, false);
+        Ok(())
+    }
+
+    /// Whether the input is lane-major with more than one lane (one lane is
+    /// the same either way).
+    fn lane_major(&self) -> bool {
+        self.spec.input_is_lane_major() && self.lanes > 1
+    }
+
+    fn check_in_place(&self) -> Result<(), Error> {
+        if self.lane_major() {
+            return Err(Error::Unsupported {
+                what: "in-place execution of a lane-major input (use execute_from)",
+            });
+        }
         Ok(())
     }
 
@@ -126,9 +146,17 @@ impl<F: Kernels> Plan<F> {
             Source::InPlace => {
                 items.for_each(|item| bit_reverse_rows(item, lanes, log_n, parallel))
             }
-            Source::Buffer(input) => items
-                .zip(input.chunks_exact(self.item_len()))
-                .for_each(|(item, src)| bit_reverse_rows_from(src, item, lanes, log_n, parallel)),
+            Source::Buffer(input) => {
+                items
+                    .zip(input.chunks_exact(self.item_len()))
+                    .for_each(|(item, src)| {
+                        if self.lane_major() {
+                            bit_reverse_rows_from_lane_major(src, item, lanes, log_n, parallel)
+                        } else {
+                            bit_reverse_rows_from(src, item, lanes, log_n, parallel)
+                        }
+                    })
+            }
         }
     }
 
@@ -216,7 +244,17 @@ impl<F: Kernels> Plan<F> {
                         for (b, dst) in tile.chunks_exact_mut(src.len().min(tile_len)).enumerate() {
                             let start = ((block * block_len + b * dst.len()) % src.len())
                                 .min(src.len() - dst.len());
-                            dst.copy_from_slice(&src[start..start + dst.len()]);
+                            if self.lane_major() {
+                                transpose_rows_from(
+                                    src,
+                                    self.source_rows,
+                                    start / lanes,
+                                    dst,
+                                    lanes,
+                                );
+                            } else {
+                                dst.copy_from_slice(&src[start..start + dst.len()]);
+                            }
                         }
                     }
                     self.run_groups(step, pass, tile, lanes, block, 0);
@@ -242,6 +280,12 @@ impl<F: Kernels> Plan<F> {
                     let mut work = |buf: &mut [F]| {
                         let buf = &mut buf[..scratch_len];
                         match source {
+                            Some(src) if self.lane_major() => tile.gather_from_lane_major(
+                                src,
+                                self.source_rows,
+                                (block << pass.log_block_rows) % self.source_rows,
+                                buf,
+                            ),
                             Some(src) => {
                                 tile.gather_from(&src[(block * block_len) % src.len()..], buf)
                             }

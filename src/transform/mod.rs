@@ -115,6 +115,7 @@ pub struct Transform<F: Field> {
     negacyclic_root: F,
     basis: Basis,
     shift: F,
+    lane_major_input: bool,
     twiddles_fn: fn(&Transform<F>) -> Vec<Vec<F>>,
     scale_fn: fn(&Transform<F>) -> Option<F>,
     pub(crate) reference_fn: fn(&Transform<F>, &[F]) -> Vec<F>,
@@ -139,6 +140,7 @@ impl<F: Field> Transform<F> {
             negacyclic_root: F::zero(),
             basis: Basis::Standard,
             shift: F::zero(),
+            lane_major_input: false,
             twiddles_fn: |_| Vec::new(),
             scale_fn: |_| None,
             reference_fn: |_, column| column.to_vec(),
@@ -150,6 +152,38 @@ impl<F: Field> Transform<F> {
     pub fn lanes(mut self, lanes: usize) -> Self {
         self.lanes = lanes;
         self
+    }
+
+    /// Takes the input lane-major: per item, column c is the contiguous run
+    /// `input[c·rows .. (c+1)·rows]` (as a prover holds its trace columns),
+    /// instead of interleaved rows. The output stays row-major. The first
+    /// step transposes as it reads its tiles, so this costs no extra sweep;
+    /// it needs [`Plan::execute_from`](crate::Plan::execute_from) (in-place
+    /// execution of more than one lane is an [`Error::Unsupported`]).
+    ///
+    /// ```
+    /// use nttfuse::{Field, Gf2_64, Planner, Transform};
+    /// // Two columns of 4 coefficients, encoded at rate 1/2.
+    /// let spec = Transform::<Gf2_64>::additive_encode(3, 1).lanes(2);
+    /// let plan = Planner::new().plan(&spec.clone().lane_major_input())?;
+    /// let columns: Vec<Gf2_64> = (1..=8).map(Gf2_64::from_u64).collect();
+    /// let mut codeword = vec![Gf2_64::ZERO; plan.len()];
+    /// plan.execute_from(&columns, &mut codeword)?;
+    /// // The same as interleaving the rows first.
+    /// let rows: Vec<Gf2_64> = (0..8).map(|i| columns[(i % 2) * 4 + i / 2]).collect();
+    /// let mut expected = vec![Gf2_64::ZERO; plan.len()];
+    /// Planner::new().plan(&spec)?.execute_from(&rows, &mut expected)?;
+    /// assert_eq!(codeword, expected);
+    /// # Ok::<(), nttfuse::Error>(())
+    /// ```
+    pub fn lane_major_input(mut self) -> Self {
+        self.lane_major_input = true;
+        self
+    }
+
+    /// Whether the input is lane-major ([`Transform::lane_major_input`]).
+    pub fn input_is_lane_major(&self) -> bool {
+        self.lane_major_input
     }
 
     /// Number of independent transforms stored one after another. Default 1.
@@ -277,8 +311,7 @@ impl<F: Field> Transform<F> {
             return Err(Error::ZeroBatch);
         }
         let total = 1usize
-            .checked_shl(self.log_n)
-            .filter(|&rows| rows != 0 && self.log_n < usize::BITS)
+            .checked_shl(self.log_n) // None from log n = usize::BITS up
             .and_then(|rows| rows.checked_mul(self.lanes))
             .and_then(|x| x.checked_mul(self.batch))
             .and_then(|x| x.checked_mul(core::mem::size_of::<F>()));
@@ -376,9 +409,14 @@ impl<F: Field> Transform<F> {
             _ => String::new(),
         };
         format!(
-            "{} {what}{order}, lanes = {}, batch = {}",
+            "{} {what}{order}, lanes = {}{}, batch = {}",
             F::NAME,
             self.lanes,
+            if self.lane_major_input {
+                " (input lane-major)"
+            } else {
+                ""
+            },
             self.batch
         )
     }

@@ -37,7 +37,11 @@ pub fn evaluate<F: Field>(spec: &Transform<F>, input: &[F]) -> Result<Vec<F>, Er
         .zip(out.chunks_exact_mut(out_rows * lanes))
     {
         for lane in 0..lanes {
-            let column: Vec<F> = (0..in_rows).map(|r| item_in[r * lanes + lane]).collect();
+            let column: Vec<F> = if spec.input_is_lane_major() {
+                item_in[lane * in_rows..(lane + 1) * in_rows].to_vec()
+            } else {
+                (0..in_rows).map(|r| item_in[r * lanes + lane]).collect()
+            };
             let result = (spec.reference_fn)(spec, &column);
             for (r, v) in result.into_iter().enumerate() {
                 item_out[r * lanes + lane] = v;

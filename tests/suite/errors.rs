@@ -226,3 +226,28 @@ fn hostile_parameters_never_panic() {
     });
     assert!(result.is_ok());
 }
+
+#[test]
+fn in_place_lane_major_input_needs_execute_from() {
+    let spec = Transform::<Gf2_64>::additive_encode(6, 1)
+        .lanes(4)
+        .lane_major_input();
+    let plan = Planner::new().plan(&spec).unwrap();
+    let mut data = vec![Gf2_64::ZERO; plan.len()];
+    let mut scratch = vec![Gf2_64::ZERO; plan.scratch_len()];
+    for result in [
+        plan.execute(&mut data),
+        plan.execute_with_scratch(&mut data, &mut scratch),
+    ] {
+        match result {
+            Err(Error::Unsupported { what }) => assert!(what.contains("lane-major"), "{what}"),
+            other => panic!("expected Unsupported, got {other:?}"),
+        }
+    }
+    // One lane is the same either way, so it runs in place.
+    let one = Planner::new()
+        .plan(&Transform::<Gf2_64>::additive_encode(6, 1).lane_major_input())
+        .unwrap();
+    let mut data = vec![Gf2_64::ONE; one.len()];
+    assert!(one.execute(&mut data).is_ok());
+}

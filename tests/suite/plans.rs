@@ -553,3 +553,81 @@ fn streaming_first_pass_when_the_output_exceeds_the_llc() {
         reference::evaluate(&gf2, &input).unwrap()
     );
 }
+
+/// Tiles go to the thread pool only when a pass has several and moves at
+/// least 64 KiB; otherwise the pool's overhead outweighs the work.
+#[test]
+fn only_passes_with_several_tiles_and_enough_bytes_are_parallel() {
+    let passes = |budgets: Budgets, spec: Transform<BabyBear>| -> Vec<Pass> {
+        planner(budgets, 2)
+            .plan(&spec)
+            .unwrap()
+            .passes()
+            .into_iter()
+            .cloned()
+            .collect()
+    };
+    // Several tiles, 4 KiB in all: serial.
+    let small = passes(tiny(), Transform::<BabyBear>::dft(10));
+    assert!(small.iter().any(|p| p.tiles > 1));
+    assert!(small.iter().all(|p| !p.parallel));
+    // One tile of 64 KiB: serial.
+    let one = passes(roomy(), Transform::<BabyBear>::dft(14));
+    assert_eq!(
+        (one.len(), one[0].tiles, one[0].tile_bytes),
+        (1, 1, 64 << 10)
+    );
+    assert!(!one[0].parallel);
+    // Many tiles, 2 MiB: parallel, gathered and deep.
+    let large = passes(roomy(), Transform::<BabyBear>::dft(16).lanes(8));
+    assert!(large.len() >= 2);
+    assert!(large.iter().all(|p| p.tiles > 1 && p.parallel));
+}
+
+/// Batched small items share a deep tile as soon as two fit its budget.
+#[test]
+fn batched_items_share_a_tile_when_two_fit() {
+    // An ML-KEM polynomial is 512 bytes; a 1 KiB tile budget holds two.
+    let spec = Transform::<MlKem>::negacyclic_forward().batch(4);
+    let plan = planner(Budgets::fixed(1 << 10, 2 << 10, 1 << 20), 1)
+        .plan(&spec)
+        .unwrap();
+    let pass = plan.passes()[0];
+    assert_eq!((pass.blocks_per_tile, pass.tiles), (2, 2), "\n{plan}");
+    let input = Rng(3).vec::<MlKem>(spec.input_len().unwrap());
+    assert_eq!(
+        run(
+            &planner(Budgets::fixed(1 << 10, 2 << 10, 1 << 20), 1),
+            &spec,
+            &input
+        ),
+        reference::evaluate(&spec, &input).unwrap()
+    );
+}
+
+/// A register budget caps the transposed group too: it needs 2^tail values
+/// per column in registers.
+#[test]
+fn register_budget_caps_the_transposed_tail() {
+    if Backend::Avx512.check::<BabyBear>().is_err() {
+        eprintln!("not checked: this CPU cannot run avx512");
+        return;
+    }
+    let spec = Transform::<BabyBear>::dft(12);
+    let tail = BabyBear::transposed_tail(Backend::Avx512, 1);
+    assert_eq!(tail, 4);
+    let transposed = |values: usize| {
+        let mut budgets = roomy();
+        budgets.register_values = Some(values);
+        Planner::new()
+            .backend(Backend::Avx512)
+            .budgets(budgets)
+            .plan(&spec)
+            .unwrap()
+            .groups()
+            .iter()
+            .any(|g| g.whole_block)
+    };
+    assert!(transposed(16), "radix 16 allowed: the 4-layer tail fits");
+    assert!(!transposed(8), "radix 8 at most: the 4-layer tail does not");
+}

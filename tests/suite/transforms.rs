@@ -376,3 +376,128 @@ fn babybear_dft_matches_plonky3_bit_for_bit() {
         assert_eq!(ours, theirs, "2^{log_n} × {lanes}");
     }
 }
+
+/// `row_major[r·lanes + c] = lane_major[c·rows + r]`, per item.
+fn interleave<F: Copy>(lane_major: &[F], lanes: usize, batch: usize) -> Vec<F> {
+    let item = lane_major.len() / batch;
+    let rows = item / lanes;
+    lane_major
+        .chunks_exact(item)
+        .flat_map(|it| (0..item).map(move |i| it[(i % lanes) * rows + i / lanes]))
+        .collect()
+}
+
+fn lane_major_agrees<F: Kernels>(spec: Transform<F>, seed: u64, tiny_budgets: bool) -> bool {
+    let budgets = if tiny_budgets { tiny() } else { roomy() };
+    let lane_major = spec.clone().lane_major_input();
+    let input = Rng(seed).vec::<F>(spec.input_len().unwrap());
+    let rows = interleave(&input, spec.lane_count(), spec.batch_count());
+    let expected = reference::evaluate(&spec, &rows).unwrap();
+    if reference::evaluate(&lane_major, &input).unwrap() != expected {
+        return false;
+    }
+    [1, 2].into_iter().all(|threads| {
+        [
+            planner(budgets, threads),
+            Planner::new()
+                .budgets(budgets)
+                .threads(Threads::Count(threads)),
+        ]
+        .iter()
+        .all(|planner| {
+            let plan = planner.plan(&lane_major).unwrap();
+            let mut out = vec![F::zero(); plan.len()];
+            plan.execute_from(&input, &mut out).unwrap();
+            let mut data = vec![F::zero(); plan.len()];
+            let in_place = plan.execute(&mut data);
+            let in_place_ok = if spec.lane_count() > 1 {
+                matches!(in_place, Err(Error::Unsupported { .. }))
+            } else {
+                in_place.is_ok()
+            };
+            out == expected && in_place_ok
+        })
+    })
+}
+
+/// A lane-major input (each column contiguous) gives the bits of the same
+/// transform on the interleaved rows, on every family and plan shape
+/// (gathered and deep first passes, bit reversal first), on the scalar and
+/// the detected backend, 1 and 2 threads.
+#[test]
+fn lane_major_input_equals_interleaved_rows() {
+    QuickCheck::new().tests(30).quickcheck(
+        (|seed: u64, log_n: u8, lanes: u8, batch: u8, rate: u8, tiny_budgets: bool| {
+            let log_n = 1 + log_n as u32 % 10;
+            let lanes = 1 + lanes as usize % 9;
+            let batch = 1 + batch as usize % 2;
+            let rate = rate as u32 % log_n.min(4);
+            let shift = BabyBear::new(seed as u32 | 1);
+            lane_major_agrees(
+                Transform::<Gf2_64>::additive_encode(log_n, rate.max(1).min(log_n - 1))
+                    .lanes(lanes)
+                    .batch(batch),
+                seed,
+                tiny_budgets,
+            ) && lane_major_agrees(
+                Transform::<Gf2_64>::additive_ntt(log_n)
+                    .lanes(lanes)
+                    .batch(batch)
+                    .basis(Basis::Cantor),
+                seed,
+                tiny_budgets,
+            ) && lane_major_agrees(
+                Transform::<BabyBear>::dft(log_n).lanes(lanes).batch(batch),
+                seed,
+                tiny_budgets,
+            ) && lane_major_agrees(
+                Transform::<BabyBear>::dft_encode(log_n, rate, shift)
+                    .lanes(lanes)
+                    .order(Order::BitReversed),
+                seed,
+                tiny_budgets,
+            ) && lane_major_agrees(
+                Transform::<Goldilocks>::idft(log_n).lanes(lanes),
+                seed,
+                tiny_budgets,
+            ) && lane_major_agrees(
+                Transform::<Goldilocks>::idft(log_n)
+                    .lanes(lanes)
+                    .order(Order::BitReversed),
+                seed,
+                tiny_budgets,
+            )
+        }) as fn(u64, u8, u8, u8, u8, bool) -> bool,
+    );
+    // The plan shows where the transpose happens: in the first pass's
+    // gathered tiles, in its deep tiles, or in the bit reversal.
+    let text = |spec: Transform<BabyBear>, budgets| {
+        planner(budgets, 1)
+            .plan(&spec.lanes(3).lane_major_input())
+            .unwrap()
+            .to_string()
+    };
+    let gathered = text(Transform::dft_encode(10, 1, BabyBear::ONE), tiny());
+    assert!(gathered.contains("lane-major input: each tile's rows are transposed"));
+    assert!(gathered.contains("lanes = 3 (input lane-major)"));
+    assert!(
+        gathered.lines().nth(3).unwrap().contains("gathered"),
+        "{gathered}"
+    );
+    let deep = text(Transform::dft_encode(6, 1, BabyBear::ONE), roomy());
+    assert!(deep.lines().nth(3).unwrap().contains("deep"), "{deep}");
+    assert!(deep.contains("lane-major input: each tile's rows are transposed"));
+    let reversed = text(Transform::idft(6), roomy());
+    assert!(reversed.contains("bit-reverse rows, transposing the lane-major input"));
+    assert!(lane_major_agrees(
+        Transform::<BabyBear>::dft_encode(10, 1, BabyBear::ONE).lanes(3),
+        3,
+        true
+    ));
+    // ML-KEM batches too (the lattice path reads its input the same way).
+    assert!(lane_major_agrees(
+        Transform::<MlKem>::negacyclic_forward().lanes(3).batch(2),
+        7,
+        false
+    ));
+}
