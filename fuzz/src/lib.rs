@@ -32,6 +32,8 @@ pub struct Case {
     in_offset: u8,
     out_offset: u8,
     seed: u64,
+    lane_major: bool,
+    prune: u8,
 }
 
 /// Output elements above which a valid description is left out (the naive
@@ -126,10 +128,15 @@ pub fn check(case: &Case, valid_sizes: bool) {
             } else {
                 Basis::Standard
             };
+            let prune = match case.prune {
+                255 if !valid_sizes => u32::MAX,
+                k => u32::from(k % 4),
+            };
             let spec = spec
                 .from_layer(rate)
                 .basis(basis)
-                .shift(Gf2_64::from_u64(case.shift));
+                .shift(Gf2_64::from_u64(case.shift))
+                .retain_prefix(prune);
             run(case, &p, spec.lanes(lanes).batch(batch));
         }
         1 => run(
@@ -230,6 +237,11 @@ impl Rng {
 }
 
 fn run<F: Kernels>(case: &Case, planner: &Planner, spec: Transform<F>) {
+    let spec = if case.lane_major {
+        spec.lane_major_input()
+    } else {
+        spec
+    };
     let _ = spec.describe();
     match spec.validate() {
         Err(invalid) => {
@@ -284,6 +296,22 @@ fn run<F: Kernels>(case: &Case, planner: &Planner, spec: Transform<F>) {
             in_buf[in_off..].copy_from_slice(&input);
             plan.execute_from(&in_buf[in_off..], out)
                 .expect("execute_from");
+        }
+        call if spec.pruned_bits() > 0 || (spec.input_is_lane_major() && spec.lane_count() > 1) => {
+            // In place is refused: the output is shorter than the input, or
+            // the input is laid out otherwise than the output.
+            let result = if call == 1 {
+                plan.execute(out)
+            } else {
+                let mut scratch = vec![F::zero(); plan.scratch_len()];
+                plan.execute_with_scratch(out, &mut scratch)
+            };
+            assert!(
+                matches!(result, Err(Error::Unsupported { .. })),
+                "in-place execution of {} gave {result:?}",
+                plan.transform().describe()
+            );
+            return;
         }
         call => {
             // In place: an encode's message goes at the front of each item.

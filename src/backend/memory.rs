@@ -268,19 +268,19 @@ pub fn transpose_rows_from<F: Copy>(
 }
 
 /// `out[row k] = source[row BitRev(k)]` for a lane-major `source` (column c
-/// is `source[c·rows ..]`), parallel over blocks of rows when `parallel`.
+/// is `source[c·source_rows ..]`), parallel over rows when `parallel`.
 pub fn bit_reverse_rows_from_lane_major<F: Copy + Send + Sync>(
     source: &[F],
+    source_rows: usize,
     out: &mut [F],
     width: usize,
     log_rows: usize,
     parallel: bool,
 ) {
-    let rows = 1usize << log_rows;
     let copy = |(k, row): (usize, &mut [F])| {
         let j = bit_reverse(k, log_rows);
         for (lane, v) in row.iter_mut().enumerate() {
-            *v = source[lane * rows + j];
+            *v = source[lane * source_rows + j];
         }
     };
     if parallel {

@@ -141,6 +141,21 @@ impl<F: Kernels> fmt::Display for Plan<F> {
             bytes(b.l2),
             bytes(b.l3)
         )?;
+        let k = self.spec.pruned_bits();
+        if k > 0 {
+            let (kept, all) = (self.log_n, self.log_n + k as usize);
+            if self.fold.is_empty() {
+                writeln!(
+                    f,
+                    "prune      keeps 2^{kept} of 2^{all} rows: reads only the first 2^{kept} input rows (the higher coefficients vanish on the kept points)"
+                )?;
+            } else {
+                writeln!(
+                    f,
+                    "fold       keeps 2^{kept} of 2^{all} rows: kept row r = sum over j < 2^{k} of c_j * input row (r + j*2^{kept}), c_j products of the shift terms; one sweep into the output, then the passes in place"
+                )?;
+            }
+        }
         for (i, step) in self.steps.iter().enumerate() {
             match step {
                 Step::Pass(p) => self.fmt_pass(f, i + 1, p)?,

@@ -39,8 +39,8 @@ impl<F: Kernels> Plan<F> {
     /// row-major, items one after another). For an encode, each item's message
     /// occupies its first 2^(log_n − rate) rows and is overwritten by the codeword.
     pub fn execute(&self, data: &mut [F]) -> Result<(), Error> {
-        self.check_len("data", data.len(), self.len())?;
         self.check_in_place()?;
+        self.check_len("data", data.len(), self.len())?;
         self.run(data, Source::InPlace, &Scratch::Pool);
         Ok(())
     }
@@ -58,8 +58,8 @@ impl<F: Kernels> Plan<F> {
     /// Runs in place on the calling thread with caller-owned scratch of at
     /// least [`scratch_len`](Plan::scratch_len) elements (rustfft style).
     pub fn execute_with_scratch(&self, data: &mut [F], scratch: &mut [F]) -> Result<(), Error> {
-        self.check_len("data", data.len(), self.len())?;
         self.check_in_place()?;
+        self.check_len("data", data.len(), self.len())?;
         if scratch.len() < self.scratch_len() {
             return Err(Error::LengthMismatch {
                 what: "scratch",
@@ -79,6 +79,11 @@ impl<F: Kernels> Plan<F> {
     }
 
     fn check_in_place(&self) -> Result<(), Error> {
+        if self.spec.pruned_bits() > 0 {
+            return Err(Error::Unsupported {
+                what: "in-place execution of a pruned transform (its output is shorter than its input; use execute_from)",
+            });
+        }
         if self.lane_major() {
             return Err(Error::Unsupported {
                 what: "in-place execution of a lane-major input (use execute_from)",
@@ -115,10 +120,27 @@ impl<F: Kernels> Plan<F> {
         threads: bool,
     ) {
         let mut source = source;
+        if let (Source::Buffer(input), false) = (source, self.fold.is_empty()) {
+            self.fold_into(input, data, threads);
+            source = Source::InPlace;
+        }
         if self.steps.is_empty() {
-            // No layer to run (a 1-row transform): the output is the input.
+            // No layer to run (a 1-row transform): the output is the input
+            // (its first row, for a pruned transform).
             if let Source::Buffer(input) = source {
-                data.copy_from_slice(input);
+                let source_item = self.source_rows * self.lanes;
+                for (item, src) in data
+                    .chunks_exact_mut(self.item_len())
+                    .zip(input.chunks_exact(source_item))
+                {
+                    if self.lane_major() {
+                        for (lane, x) in item.iter_mut().enumerate() {
+                            *x = src[lane * self.source_rows];
+                        }
+                    } else {
+                        item.copy_from_slice(&src[..item.len()]);
+                    }
+                }
             }
         }
         for (index, step) in self.steps.iter().enumerate() {
@@ -134,6 +156,50 @@ impl<F: Kernels> Plan<F> {
         }
     }
 
+    /// A pruned transform's fold: kept row r of each item receives
+    /// Σ_j c_j · (input row r + j·rows), one sweep over the input.
+    fn fold_into(&self, input: &[F], data: &mut [F], threads: bool) {
+        let (lanes, rows) = (self.lanes, 1usize << self.log_n);
+        let source_item = self.source_rows * lanes;
+        let lane_major = self.lane_major();
+        let fold_rows = |(r0, out): (usize, &mut [F]), src: &[F]| {
+            for (i, x) in out.iter_mut().enumerate() {
+                let (r, lane) = (r0 + i / lanes, i % lanes);
+                let at = |j: usize| {
+                    if lane_major {
+                        src[lane * self.source_rows + j * rows + r]
+                    } else {
+                        src[(j * rows + r) * lanes + lane]
+                    }
+                };
+                *x = self
+                    .fold
+                    .iter()
+                    .enumerate()
+                    .skip(1)
+                    .fold(at(0), |acc, (j, &c)| acc + c * at(j));
+            }
+        };
+        const CHUNK_ROWS: usize = 256;
+        for (item, src) in data
+            .chunks_exact_mut(self.item_len())
+            .zip(input.chunks_exact(source_item))
+        {
+            let chunks = item
+                .chunks_mut(CHUNK_ROWS * lanes)
+                .enumerate()
+                .map(|(c, out)| (c * CHUNK_ROWS, out));
+            if threads && self.cost.data_bytes >= 1 << 16 {
+                chunks
+                    .collect::<Vec<_>>()
+                    .into_par_iter()
+                    .for_each(|chunk| fold_rows(chunk, src));
+            } else {
+                chunks.for_each(|chunk| fold_rows(chunk, src));
+            }
+        }
+    }
+
     fn item_len(&self) -> usize {
         self.lanes << self.log_n
     }
@@ -146,17 +212,23 @@ impl<F: Kernels> Plan<F> {
             Source::InPlace => {
                 items.for_each(|item| bit_reverse_rows(item, lanes, log_n, parallel))
             }
-            Source::Buffer(input) => {
-                items
-                    .zip(input.chunks_exact(self.item_len()))
-                    .for_each(|(item, src)| {
-                        if self.lane_major() {
-                            bit_reverse_rows_from_lane_major(src, item, lanes, log_n, parallel)
-                        } else {
-                            bit_reverse_rows_from(src, item, lanes, log_n, parallel)
-                        }
-                    })
-            }
+            Source::Buffer(input) => items
+                .zip(input.chunks_exact(self.source_rows * lanes))
+                .for_each(|(item, src)| {
+                    if self.lane_major() {
+                        bit_reverse_rows_from_lane_major(
+                            src,
+                            self.source_rows,
+                            item,
+                            lanes,
+                            log_n,
+                            parallel,
+                        )
+                    } else {
+                        let len = item.len();
+                        bit_reverse_rows_from(&src[..len], item, lanes, log_n, parallel)
+                    }
+                }),
         }
     }
 
@@ -234,6 +306,9 @@ impl<F: Kernels> Plan<F> {
         }
         let lanes = self.lanes;
         let block_len = lanes << pass.log_block_rows;
+        // The rows of the source one item reads: the message an encode
+        // replicates, the whole input, or the kept rows of a pruned input.
+        let unit = self.source_rows.min(1 << self.log_n) * lanes;
         let blocks_per_item = 1usize << (self.log_n - pass.log_block_rows);
         match pass.kind {
             PassKind::Deep => {
@@ -241,9 +316,9 @@ impl<F: Kernels> Plan<F> {
                 let run = |(t, tile): (usize, &mut [F])| {
                     let block = (first_block + t * pass.blocks_per_tile) % blocks_per_item;
                     if let Some(src) = source {
-                        for (b, dst) in tile.chunks_exact_mut(src.len().min(tile_len)).enumerate() {
-                            let start = ((block * block_len + b * dst.len()) % src.len())
-                                .min(src.len() - dst.len());
+                        for (b, dst) in tile.chunks_exact_mut(unit.min(tile_len)).enumerate() {
+                            let start =
+                                ((block * block_len + b * dst.len()) % unit).min(unit - dst.len());
                             if self.lane_major() {
                                 transpose_rows_from(
                                     src,
@@ -286,9 +361,7 @@ impl<F: Kernels> Plan<F> {
                                 (block << pass.log_block_rows) % self.source_rows,
                                 buf,
                             ),
-                            Some(src) => {
-                                tile.gather_from(&src[(block * block_len) % src.len()..], buf)
-                            }
+                            Some(src) => tile.gather_from(&src[(block * block_len) % unit..], buf),
                             None => tile.gather(buf),
                         }
                         self.run_groups(

@@ -149,6 +149,8 @@ pub struct Plan<F: Kernels> {
     kind: ButterflyKind,
     /// Rows of the input of one item (the message of an encode).
     source_rows: usize,
+    /// A pruned transform's fold coefficients (empty: no fold step).
+    fold: Vec<F>,
     steps: Vec<Step>,
     /// `twiddles[step][group]`: each group's table in kernel order.
     twiddles: Vec<Vec<GroupTable<F::Twiddle>>>,

@@ -293,11 +293,11 @@ impl Planner {
             .max()
             .unwrap_or(0);
         let data_bytes = (schedule.lanes << schedule.log_n) * schedule.batch * elem;
-        let source_rows = if schedule.replicate {
-            1 << (schedule.log_n - schedule.layers.start)
-        } else {
-            1 << schedule.log_n
-        };
+        // Input rows of one item: the message of an encode, all 2^log_n rows
+        // of a pruned transform (whose schedule is only the kept part's).
+        let source_rows = spec.input_len()? / (schedule.lanes * schedule.batch);
+        let fold = spec.fold_coefficients();
+        let sweeps = steps.len() + usize::from(!fold.is_empty());
         Ok(Plan {
             spec: spec.clone(),
             log_n: schedule.log_n,
@@ -305,8 +305,9 @@ impl Planner {
             batch: schedule.batch,
             kind: schedule.kind,
             source_rows,
+            fold,
             cost: Cost {
-                sweeps: steps.len(),
+                sweeps,
                 data_bytes,
                 scratch_bytes,
                 twiddle_bytes,

@@ -108,6 +108,31 @@ impl<F: BinaryField> SubspacePolys<F> {
     }
 }
 
+/// The fold of a pruned forward additive NTT ([`Transform::retain_prefix`]):
+/// the first k layers, restricted to the kept rows, are a' = a + w_ℓ·b with
+/// w_ℓ = Ŵ_(d−ℓ−1)(shift), the twiddle of block 0; composed, kept row r
+/// receives Σ_j c_j · x[r + j·2^(d−k)] with c_j the product of the w_ℓ whose
+/// bit (k−1−ℓ) is set in j. Empty when every c_j beyond c_0 = 1 is zero (an
+/// unshifted domain: the high coefficients vanish on the kept points).
+pub(super) fn prune_fold<F: BinaryField>(t: &Transform<F>) -> Vec<F> {
+    let dim = t.log_n() as usize;
+    let k = t.pruned_bits() as usize;
+    let polys = SubspacePolys::new(t.domain_basis().elements::<F>(dim));
+    let shift_hat = polys.normalized_at(t.coset_shift());
+    let c: Vec<F> = (0..1usize << k)
+        .map(|j| {
+            (0..k)
+                .filter(|&l| (j >> (k - 1 - l)) & 1 == 1)
+                .fold(F::one(), |acc, l| acc * shift_hat[dim - l - 1])
+        })
+        .collect();
+    if c[1..].iter().all(|x| *x == F::zero()) {
+        Vec::new()
+    } else {
+        c
+    }
+}
+
 /// Per-layer, per-block twiddles of an additive NTT (the same for forward and
 /// inverse; the butterfly kind differs).
 pub(super) fn additive_twiddles<F: BinaryField>(t: &Transform<F>) -> Vec<Vec<F>> {

@@ -116,7 +116,9 @@ pub struct Transform<F: Field> {
     basis: Basis,
     shift: F,
     lane_major_input: bool,
+    prune: u32,
     twiddles_fn: fn(&Transform<F>) -> Vec<Vec<F>>,
+    fold_fn: fn(&Transform<F>) -> Vec<F>,
     scale_fn: fn(&Transform<F>) -> Option<F>,
     pub(crate) reference_fn: fn(&Transform<F>, &[F]) -> Vec<F>,
 }
@@ -141,7 +143,9 @@ impl<F: Field> Transform<F> {
             basis: Basis::Standard,
             shift: F::zero(),
             lane_major_input: false,
+            prune: 0,
             twiddles_fn: |_| Vec::new(),
+            fold_fn: |_| Vec::new(),
             scale_fn: |_| None,
             reference_fn: |_, column| column.to_vec(),
         }
@@ -179,6 +183,56 @@ impl<F: Field> Transform<F> {
     pub fn lane_major_input(mut self) -> Self {
         self.lane_major_input = true;
         self
+    }
+
+    /// Keeps only the first 2^(log_n − k) outputs of a forward additive NTT
+    /// (the points of `shift + span(b_0, …, b_(log_n−k−1))`), skipping the
+    /// work of the rest: the novel-basis polynomials X_j with j ≥ 2^(log_n−k)
+    /// are constant on those points (zero when unshifted), so the result is
+    /// the 2^(log_n−k)-row transform of the first coefficients — plus, for a
+    /// shifted domain, a *fold* that adds each higher coefficient block times
+    /// a product of the constants Ŵ_i(shift). Output: 2^(log_n−k) rows.
+    /// Runs out of place ([`Plan::execute_from`](crate::Plan::execute_from)).
+    ///
+    /// ```
+    /// use nttfuse::{Field, Gf2_64, Planner, Transform};
+    /// let full = Transform::<Gf2_64>::additive_ntt(10).lanes(2);
+    /// let pruned = full.clone().retain_prefix(3); // keep 2^7 of 2^10 rows
+    /// let input: Vec<Gf2_64> = (0..2048).map(|i| Gf2_64::from_u64(i * 77 + 1)).collect();
+    /// let (mut a, mut b) = (vec![Gf2_64::ZERO; 2048], vec![Gf2_64::ZERO; 256]);
+    /// Planner::new().plan(&full)?.execute_from(&input, &mut a)?;
+    /// Planner::new().plan(&pruned)?.execute_from(&input, &mut b)?;
+    /// assert_eq!(a[..256], b[..]);
+    /// # Ok::<(), nttfuse::Error>(())
+    /// ```
+    pub fn retain_prefix(mut self, k: u32) -> Self {
+        self.prune = k;
+        self
+    }
+
+    /// log₂ of the share of outputs dropped ([`Transform::retain_prefix`]).
+    pub fn pruned_bits(&self) -> u32 {
+        self.prune
+    }
+
+    /// The transform a pruned one runs after its fold: the same domain's
+    /// first 2^(log_n − k) points, as a 2^(log_n − k)-row transform.
+    pub(crate) fn kept_part(&self) -> Self {
+        let mut sub = self.clone();
+        sub.log_n = self.log_n - self.prune;
+        sub.prune = 0;
+        sub
+    }
+
+    /// The fold of a pruned transform: coefficient c_j (j < 2^k) multiplying
+    /// input block j (rows j·2^(log_n−k) …) into the kept rows; empty when
+    /// every c_j with j > 0 is zero (an unshifted domain), so there is none.
+    pub(crate) fn fold_coefficients(&self) -> Vec<F> {
+        if self.prune == 0 {
+            Vec::new()
+        } else {
+            (self.fold_fn)(self)
+        }
     }
 
     /// Whether the input is lane-major ([`Transform::lane_major_input`]).
@@ -286,7 +340,7 @@ impl<F: Field> Transform<F> {
     /// Elements of the output (and of the in-place buffer) of one execution.
     pub fn output_len(&self) -> Result<usize, Error> {
         self.validate()?;
-        Ok((1usize << self.log_n) * self.lanes * self.batch)
+        Ok((1usize << (self.log_n - self.prune)) * self.lanes * self.batch)
     }
 
     /// Checks the description; the planner calls this first.
@@ -322,6 +376,22 @@ impl<F: Field> Transform<F> {
                 batch: self.batch,
             });
         }
+        if self.prune > 0 {
+            if self.family != Family::Additive
+                || self.direction != Direction::Forward
+                || self.encode
+                || self.first_layer > 0
+            {
+                return Err(Error::Unsupported {
+                    what: "retain_prefix on anything but a forward additive NTT",
+                });
+            }
+            if self.prune > self.log_n {
+                return Err(Error::Unsupported {
+                    what: "retain_prefix(k) with k above log n",
+                });
+            }
+        }
         if self.first_layer > 0 && self.first_layer >= self.log_n {
             return Err(Error::RateTooHigh {
                 log_inv_rate: self.first_layer,
@@ -334,6 +404,9 @@ impl<F: Field> Transform<F> {
     /// The layer description the planner groups (twiddles computed here, once).
     pub fn schedule(&self) -> Result<Schedule<F>, Error> {
         self.validate()?;
+        if self.prune > 0 {
+            return self.kept_part().schedule();
+        }
         let kind = match (self.family, self.direction) {
             (Family::Additive, Direction::Forward) => ButterflyKind::Additive,
             (Family::Additive, Direction::Inverse) => ButterflyKind::AdditiveInverse,
@@ -407,6 +480,14 @@ impl<F: Field> Transform<F> {
             (Family::Cyclic, Direction::Forward, o) => format!(", output {}", order_name(o)),
             (Family::Cyclic, Direction::Inverse, o) => format!(", input {}", order_name(o)),
             _ => String::new(),
+        };
+        let what = if self.prune > 0 {
+            format!(
+                "{what}, keeping the first 2^{} outputs",
+                u64::from(self.log_n).saturating_sub(u64::from(self.prune))
+            )
+        } else {
+            what
         };
         format!(
             "{} {what}{order}, lanes = {}{}, batch = {}",
@@ -553,6 +634,7 @@ impl<F: BinaryField> Transform<F> {
             F::DEGREE.min(63) as u32,
         );
         t.twiddles_fn = additive::additive_twiddles::<F>;
+        t.fold_fn = additive::prune_fold::<F>;
         t.reference_fn = reference::additive_column::<F>;
         t
     }

@@ -30,7 +30,8 @@ pub fn evaluate<F: Field>(spec: &Transform<F>, input: &[F]) -> Result<Vec<F>, Er
     }
     let lanes = spec.lane_count();
     let in_rows = in_len / lanes / spec.batch_count();
-    let out_rows = spec.rows();
+    // A pruned transform keeps a prefix of each column's outputs.
+    let out_rows = spec.output_len()? / lanes / spec.batch_count();
     let mut out = vec![F::zero(); spec.output_len()?];
     for (item_in, item_out) in input
         .chunks_exact(in_rows * lanes)
@@ -43,7 +44,7 @@ pub fn evaluate<F: Field>(spec: &Transform<F>, input: &[F]) -> Result<Vec<F>, Er
                 (0..in_rows).map(|r| item_in[r * lanes + lane]).collect()
             };
             let result = (spec.reference_fn)(spec, &column);
-            for (r, v) in result.into_iter().enumerate() {
+            for (r, v) in result.into_iter().take(out_rows).enumerate() {
                 item_out[r * lanes + lane] = v;
             }
         }

@@ -185,3 +185,125 @@ fn cantor_transforms_equal_plonky3_lch_ntt() {
         assert_eq!(ours_encode, theirs, "encode 2^{log_n} × {lanes}");
     }
 }
+
+/// A pruned additive NTT (only the first 2^(log n − k) outputs kept) equals
+/// the prefix of the full transform and the definition, shifted or not, in
+/// either basis, lane-major or not, on every backend and plan shape; an
+/// unshifted one never reads the dropped input rows.
+#[test]
+fn pruned_ntt_equals_the_prefix_of_the_full_one() {
+    QuickCheck::new().tests(40).quickcheck(
+        (|seed: u64,
+          log_n: u8,
+          k: u8,
+          lanes: u8,
+          shifted: bool,
+          cantor: bool,
+          tiny_budgets: bool| {
+            let log_n = log_n as u32 % 11;
+            let k = k as u32 % (log_n + 1);
+            let lanes = 1 + lanes as usize % 9;
+            let basis = if cantor {
+                Basis::Cantor
+            } else {
+                Basis::Standard
+            };
+            let shift = if shifted {
+                Gf2_64::new(seed | 1 << 40)
+            } else {
+                Gf2_64::ZERO
+            };
+            let full = Transform::<Gf2_64>::additive_ntt(log_n)
+                .basis(basis)
+                .shift(shift)
+                .lanes(lanes)
+                .batch(2);
+            let pruned = full.clone().retain_prefix(k);
+            let budgets = if tiny_budgets { tiny() } else { roomy() };
+            let input = Rng(seed).vec::<Gf2_64>(full.input_len().unwrap());
+            let whole = run(&planner(budgets, 1), &full, &input);
+            let item = whole.len() / 2;
+            let kept = item >> k;
+            let expected: Vec<Gf2_64> = whole
+                .chunks_exact(item)
+                .flat_map(|c| c[..kept].to_vec())
+                .collect();
+            if reference::evaluate(&pruned, &input).unwrap() != expected {
+                return false;
+            }
+            let planners = [
+                planner(budgets, 1),
+                planner(budgets, 2),
+                Planner::new().budgets(budgets),
+            ];
+            planners.iter().all(|p| {
+                let plan = p.plan(&pruned).unwrap();
+                let mut out = vec![Gf2_64::ZERO; plan.len()];
+                plan.execute_from(&input, &mut out).unwrap();
+                // Unshifted: the dropped input rows are never read.
+                let mut poisoned = input.clone();
+                if !shifted {
+                    for c in poisoned.chunks_exact_mut(item) {
+                        c[kept..].iter_mut().for_each(|x| *x = Gf2_64::new(0xdead));
+                    }
+                }
+                let mut out2 = vec![Gf2_64::ZERO; plan.len()];
+                plan.execute_from(&poisoned, &mut out2).unwrap();
+                let lane_major = p.plan(&pruned.clone().lane_major_input()).unwrap();
+                let columns = transpose_items(&input, lanes, 2);
+                let mut out3 = vec![Gf2_64::ZERO; plan.len()];
+                lane_major.execute_from(&columns, &mut out3).unwrap();
+                out == expected
+                    && out2 == expected
+                    && out3 == expected
+                    && plan.to_string().contains(if shifted && k > 0 {
+                        "fold"
+                    } else if k > 0 {
+                        "prune"
+                    } else {
+                        ""
+                    })
+            })
+        }) as fn(u64, u8, u8, u8, bool, bool, bool) -> bool,
+    );
+}
+
+/// Row-major items → lane-major items (column c contiguous).
+fn transpose_items(rows: &[Gf2_64], lanes: usize, batch: usize) -> Vec<Gf2_64> {
+    let item = rows.len() / batch;
+    let n = item / lanes;
+    rows.chunks_exact(item)
+        .flat_map(|it| (0..item).map(move |i| it[(i % n) * lanes + i / n]))
+        .collect()
+}
+
+#[test]
+fn pruning_errors() {
+    let err = |spec: Transform<Gf2_64>| planner(roomy(), 1).plan(&spec).err();
+    assert!(matches!(
+        err(Transform::additive_ntt(4).retain_prefix(5)),
+        Some(Error::Unsupported { .. })
+    ));
+    assert!(matches!(
+        err(Transform::additive_intt(4).retain_prefix(1)),
+        Some(Error::Unsupported { .. })
+    ));
+    assert!(matches!(
+        err(Transform::additive_encode(6, 1).retain_prefix(1)),
+        Some(Error::Unsupported { .. })
+    ));
+    let plan = planner(roomy(), 1)
+        .plan(&Transform::<Gf2_64>::additive_ntt(6).retain_prefix(2))
+        .unwrap();
+    assert_eq!((plan.input_len(), plan.len()), (64, 16));
+    let mut data = vec![Gf2_64::ZERO; 64];
+    assert!(matches!(
+        plan.execute(&mut data),
+        Err(Error::Unsupported { .. })
+    ));
+    let mut short = vec![Gf2_64::ZERO; 15];
+    assert!(matches!(
+        plan.execute_from(&data, &mut short),
+        Err(Error::LengthMismatch { .. })
+    ));
+}
