@@ -185,17 +185,15 @@ impl<F: Kernels> Plan<F> {
             .chunks_exact_mut(self.item_len())
             .zip(input.chunks_exact(source_item))
         {
-            let chunks = item
-                .chunks_mut(CHUNK_ROWS * lanes)
-                .enumerate()
-                .map(|(c, out)| (c * CHUNK_ROWS, out));
+            let chunk_len = CHUNK_ROWS * lanes;
             if threads && self.cost.data_bytes >= 1 << 16 {
-                chunks
-                    .collect::<Vec<_>>()
-                    .into_par_iter()
-                    .for_each(|chunk| fold_rows(chunk, src));
+                item.par_chunks_mut(chunk_len)
+                    .enumerate()
+                    .for_each(|(c, out)| fold_rows((c * CHUNK_ROWS, out), src));
             } else {
-                chunks.for_each(|chunk| fold_rows(chunk, src));
+                item.chunks_mut(chunk_len)
+                    .enumerate()
+                    .for_each(|(c, out)| fold_rows((c * CHUNK_ROWS, out), src));
             }
         }
     }

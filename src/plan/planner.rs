@@ -83,6 +83,31 @@ impl Budgets {
     }
 }
 
+/// A rayon pool of `n` threads, returned once every thread is running: a
+/// thread that started late would allocate its work queue during some later
+/// `execute`, which promises no allocation after its first run.
+fn started_pool(n: usize) -> Result<rayon::ThreadPool, Error> {
+    let started = Arc::new((std::sync::Mutex::new(0usize), std::sync::Condvar::new()));
+    let signal = Arc::clone(&started);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .start_handler(move |_| {
+            let (count, ready) = &*signal;
+            *count.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+            ready.notify_all();
+        })
+        .build()
+        .map_err(|e| Error::Threads {
+            reason: e.to_string(),
+        })?;
+    let (count, ready) = &*started;
+    let mut running = count.lock().unwrap_or_else(|e| e.into_inner());
+    while *running < n {
+        running = ready.wait(running).unwrap_or_else(|e| e.into_inner());
+    }
+    Ok(pool)
+}
+
 /// Checks that the allocator can provide a plan's own tables before any of
 /// them is built: the twiddles of the schedule and their copy in kernel order
 /// take about one field element per row each. A valid transform far larger
@@ -184,14 +209,7 @@ impl Planner {
                 })
             }
             Threads::Count(1) | Threads::All => None,
-            Threads::Count(n) => Some(Arc::new(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .build()
-                    .map_err(|e| Error::Threads {
-                        reason: e.to_string(),
-                    })?,
-            )),
+            Threads::Count(n) => Some(Arc::new(started_pool(n)?)),
         };
         let register_values = self
             .budgets
