@@ -182,27 +182,6 @@ impl<F: Copy> TileRows<'_, F> {
         }
     }
 
-    /// [`TileRows::gather_from`] for a lane-major `source` (column c holds
-    /// `source[c·source_rows ..]`) whose block starts at row `base_row`: the
-    /// rows are transposed into `scratch` as they are read.
-    pub fn gather_from_lane_major(
-        &self,
-        source: &[F],
-        source_rows: usize,
-        base_row: usize,
-        scratch: &mut [F],
-    ) {
-        let run = self.run_len();
-        for (j, dst) in scratch
-            .chunks_exact_mut(run)
-            .take(self.group_rows)
-            .enumerate()
-        {
-            let row = base_row + self.offset_in_block + j * self.stride;
-            transpose_rows_from(source, source_rows, row, dst, self.width);
-        }
-    }
-
     /// [`TileRows::scatter`] with non-temporal (streaming) stores: the rows
     /// go to memory without first being read into the cache, which saves the
     /// read-for-ownership of destinations the pass did not read (an
@@ -265,29 +244,6 @@ pub fn transpose_rows_from<F: Copy>(
         }
     }
     debug_assert_eq!(rows * width, dst.len());
-}
-
-/// `out[row k] = source[row BitRev(k)]` for a lane-major `source` (column c
-/// is `source[c·source_rows ..]`), parallel over rows when `parallel`.
-pub fn bit_reverse_rows_from_lane_major<F: Copy + Send + Sync>(
-    source: &[F],
-    source_rows: usize,
-    out: &mut [F],
-    width: usize,
-    log_rows: usize,
-    parallel: bool,
-) {
-    let copy = |(k, row): (usize, &mut [F])| {
-        let j = bit_reverse(k, log_rows);
-        for (lane, v) in row.iter_mut().enumerate() {
-            *v = source[lane * source_rows + j];
-        }
-    };
-    if parallel {
-        out.par_chunks_exact_mut(width).enumerate().for_each(copy);
-    } else {
-        out.chunks_exact_mut(width).enumerate().for_each(copy);
-    }
 }
 
 /// Copies `src` to `dst` with non-temporal stores where the target has them

@@ -31,8 +31,7 @@ mod packed;
 mod scalar;
 
 pub use memory::{
-    bit_reverse_rows, bit_reverse_rows_from, bit_reverse_rows_from_lane_major, transpose_rows_from,
-    StridedTiles, TileRows,
+    bit_reverse_rows, bit_reverse_rows_from, transpose_rows_from, StridedTiles, TileRows,
 };
 
 use crate::error::Error;

@@ -69,12 +69,6 @@ impl<F: Kernels> Plan<F> {
                 "  source   every replica block reads the message (no copy pass)"
             )?;
         }
-        if pass.reads_source && self.spec.input_is_lane_major() && self.lanes > 1 {
-            writeln!(
-                f,
-                "  source   lane-major input: each tile's rows are transposed as they are read (no transpose pass)"
-            )?;
-        }
         if pass.streams {
             writeln!(
                 f,
@@ -156,16 +150,23 @@ impl<F: Kernels> fmt::Display for Plan<F> {
                 )?;
             }
         }
+        if self.spec.input_is_lane_major() && self.lanes > 1 {
+            if self.fold.is_empty() {
+                writeln!(
+                    f,
+                    "transpose  lane-major input to rows at the front of the output, blocks of 8 rows x {} lanes (whole cache lines per column), parallel; the steps below run in place",
+                    self.lanes
+                )?;
+            } else {
+                writeln!(
+                    f,
+                    "transpose  lane-major input read column-wise by the fold"
+                )?;
+            }
+        }
         for (i, step) in self.steps.iter().enumerate() {
             match step {
                 Step::Pass(p) => self.fmt_pass(f, i + 1, p)?,
-                Step::BitReverse if i == 0 && self.spec.input_is_lane_major() && self.lanes > 1 => {
-                    writeln!(
-                        f,
-                        "step {}     bit-reverse rows, transposing the lane-major input as they are read",
-                        i + 1
-                    )?
-                }
                 Step::BitReverse => writeln!(f, "step {}     bit-reverse rows", i + 1)?,
             }
         }

@@ -11,8 +11,8 @@
 
 use super::{Pass, PassKind, Plan, Step};
 use crate::backend::{
-    bit_reverse_rows, bit_reverse_rows_from, bit_reverse_rows_from_lane_major, transpose_rows_from,
-    GroupKernel, Kernels, StridedTiles,
+    bit_reverse_rows, bit_reverse_rows_from, transpose_rows_from, GroupKernel, Kernels,
+    StridedTiles,
 };
 use crate::error::Error;
 use rayon::prelude::*;
@@ -120,9 +120,14 @@ impl<F: Kernels> Plan<F> {
         threads: bool,
     ) {
         let mut source = source;
-        if let (Source::Buffer(input), false) = (source, self.fold.is_empty()) {
-            self.fold_into(input, data, threads);
-            source = Source::InPlace;
+        if let Source::Buffer(input) = source {
+            if !self.fold.is_empty() {
+                self.fold_into(input, data, threads);
+                source = Source::InPlace;
+            } else if self.lane_major() {
+                self.transpose_into(input, data, threads);
+                source = Source::InPlace;
+            }
         }
         if self.steps.is_empty() {
             // No layer to run (a 1-row transform): the output is the input
@@ -133,13 +138,7 @@ impl<F: Kernels> Plan<F> {
                     .chunks_exact_mut(self.item_len())
                     .zip(input.chunks_exact(source_item))
                 {
-                    if self.lane_major() {
-                        for (lane, x) in item.iter_mut().enumerate() {
-                            *x = src[lane * self.source_rows];
-                        }
-                    } else {
-                        item.copy_from_slice(&src[..item.len()]);
-                    }
+                    item.copy_from_slice(&src[..item.len()]);
                 }
             }
         }
@@ -198,6 +197,35 @@ impl<F: Kernels> Plan<F> {
         }
     }
 
+    /// The transpose step of a lane-major input: each item's input rows (the
+    /// message of an encode, the kept rows of a pruned transform) go
+    /// row-major to the front of its output item, in cache-tiled blocks of
+    /// rows (every column read in whole cache lines), parallel over blocks.
+    /// The passes then run in place.
+    fn transpose_into(&self, input: &[F], data: &mut [F], threads: bool) {
+        let lanes = self.lanes;
+        let rows = self.source_rows.min(1 << self.log_n);
+        const BLOCK_ROWS: usize = 512;
+        for (item, src) in data
+            .chunks_exact_mut(self.item_len())
+            .zip(input.chunks_exact(self.source_rows * lanes))
+        {
+            let head = &mut item[..rows * lanes];
+            let block = |(b, dst): (usize, &mut [F])| {
+                transpose_rows_from(src, self.source_rows, b * BLOCK_ROWS, dst, lanes)
+            };
+            if threads && self.cost.data_bytes >= 1 << 16 {
+                head.par_chunks_mut(BLOCK_ROWS * lanes)
+                    .enumerate()
+                    .for_each(block);
+            } else {
+                head.chunks_mut(BLOCK_ROWS * lanes)
+                    .enumerate()
+                    .for_each(block);
+            }
+        }
+    }
+
     fn item_len(&self) -> usize {
         self.lanes << self.log_n
     }
@@ -213,19 +241,8 @@ impl<F: Kernels> Plan<F> {
             Source::Buffer(input) => items
                 .zip(input.chunks_exact(self.source_rows * lanes))
                 .for_each(|(item, src)| {
-                    if self.lane_major() {
-                        bit_reverse_rows_from_lane_major(
-                            src,
-                            self.source_rows,
-                            item,
-                            lanes,
-                            log_n,
-                            parallel,
-                        )
-                    } else {
-                        let len = item.len();
-                        bit_reverse_rows_from(&src[..len], item, lanes, log_n, parallel)
-                    }
+                    let len = item.len();
+                    bit_reverse_rows_from(&src[..len], item, lanes, log_n, parallel)
                 }),
         }
     }
@@ -317,17 +334,7 @@ impl<F: Kernels> Plan<F> {
                         for (b, dst) in tile.chunks_exact_mut(unit.min(tile_len)).enumerate() {
                             let start =
                                 ((block * block_len + b * dst.len()) % unit).min(unit - dst.len());
-                            if self.lane_major() {
-                                transpose_rows_from(
-                                    src,
-                                    self.source_rows,
-                                    start / lanes,
-                                    dst,
-                                    lanes,
-                                );
-                            } else {
-                                dst.copy_from_slice(&src[start..start + dst.len()]);
-                            }
+                            dst.copy_from_slice(&src[start..start + dst.len()]);
                         }
                     }
                     self.run_groups(step, pass, tile, lanes, block, 0);
@@ -353,12 +360,6 @@ impl<F: Kernels> Plan<F> {
                     let mut work = |buf: &mut [F]| {
                         let buf = &mut buf[..scratch_len];
                         match source {
-                            Some(src) if self.lane_major() => tile.gather_from_lane_major(
-                                src,
-                                self.source_rows,
-                                (block << pass.log_block_rows) % self.source_rows,
-                                buf,
-                            ),
                             Some(src) => tile.gather_from(&src[(block * block_len) % unit..], buf),
                             None => tile.gather(buf),
                         }

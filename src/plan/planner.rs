@@ -315,7 +315,9 @@ impl Planner {
         // of a pruned transform (whose schedule is only the kept part's).
         let source_rows = spec.input_len()? / (schedule.lanes * schedule.batch);
         let fold = spec.fold_coefficients();
-        let sweeps = steps.len() + usize::from(!fold.is_empty());
+        // A fold, or the transpose of a lane-major input, is one more sweep.
+        let lane_major = spec.input_is_lane_major() && schedule.lanes > 1;
+        let sweeps = steps.len() + usize::from(!fold.is_empty() || lane_major);
         Ok(Plan {
             spec: spec.clone(),
             log_n: schedule.log_n,

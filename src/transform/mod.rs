@@ -160,10 +160,12 @@ impl<F: Field> Transform<F> {
 
     /// Takes the input lane-major: per item, column c is the contiguous run
     /// `input[c·rows .. (c+1)·rows]` (as a prover holds its trace columns),
-    /// instead of interleaved rows. The output stays row-major. The first
-    /// step transposes as it reads its tiles, so this costs no extra sweep;
-    /// it needs [`Plan::execute_from`](crate::Plan::execute_from) (in-place
-    /// execution of more than one lane is an [`Error::Unsupported`]).
+    /// instead of interleaved rows. The output stays row-major. The plan
+    /// begins with a cache-tiled, parallel transpose of the input rows into
+    /// the front of the output (for an encode, just the message), then runs
+    /// in place: one more sweep of the input, and no buffer of your own for
+    /// the transposed rows. Needs [`Plan::execute_from`](crate::Plan::execute_from)
+    /// (in-place execution of more than one lane is an [`Error::Unsupported`]).
     ///
     /// ```
     /// use nttfuse::{Field, Gf2_64, Planner, Transform};

@@ -469,26 +469,33 @@ fn lane_major_input_equals_interleaved_rows() {
             )
         }) as fn(u64, u8, u8, u8, u8, bool) -> bool,
     );
-    // The plan shows where the transpose happens: in the first pass's
-    // gathered tiles, in its deep tiles, or in the bit reversal.
+    // The plan shows the transpose step before every kind of first step:
+    // a gathered pass, a deep pass, a bit reversal.
     let text = |spec: Transform<BabyBear>, budgets| {
         planner(budgets, 1)
             .plan(&spec.lanes(3).lane_major_input())
             .unwrap()
             .to_string()
     };
-    let gathered = text(Transform::dft_encode(10, 1, BabyBear::ONE), tiny());
-    assert!(gathered.contains("lane-major input: each tile's rows are transposed"));
-    assert!(gathered.contains("lanes = 3 (input lane-major)"));
-    assert!(
-        gathered.lines().nth(3).unwrap().contains("gathered"),
-        "{gathered}"
-    );
-    let deep = text(Transform::dft_encode(6, 1, BabyBear::ONE), roomy());
-    assert!(deep.lines().nth(3).unwrap().contains("deep"), "{deep}");
-    assert!(deep.contains("lane-major input: each tile's rows are transposed"));
-    let reversed = text(Transform::idft(6), roomy());
-    assert!(reversed.contains("bit-reverse rows, transposing the lane-major input"));
+    for (plan, first) in [
+        (
+            text(Transform::dft_encode(10, 1, BabyBear::ONE), tiny()),
+            "gathered",
+        ),
+        (
+            text(Transform::dft_encode(6, 1, BabyBear::ONE), roomy()),
+            "deep",
+        ),
+        (text(Transform::idft(6), roomy()), "bit-reverse"),
+    ] {
+        let lines: Vec<&str> = plan.lines().collect();
+        assert!(lines[0].contains("lanes = 3 (input lane-major)"), "{plan}");
+        assert!(
+            lines[3].starts_with("transpose  lane-major input to rows"),
+            "{plan}"
+        );
+        assert!(lines[4].contains(first), "{plan}");
+    }
     assert!(lane_major_agrees(
         Transform::<BabyBear>::dft_encode(10, 1, BabyBear::ONE).lanes(3),
         3,
