@@ -71,8 +71,10 @@ pub(super) fn negacyclic_twiddles<F: Field>(t: &Transform<F>) -> Vec<Vec<F>> {
             }
             (0..1usize << layer)
                 .map(|k| {
+                    // 1 ≤ e < 2^layers: the inverse's exponent order − e
+                    // needs no reduction.
                     let e = bit_reverse((1 << layer) + k, layers) as u64;
-                    zeta.pow(if inverse { (order - e) % order } else { e })
+                    zeta.pow(if inverse { order - e } else { e })
                 })
                 .collect()
         })
