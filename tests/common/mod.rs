@@ -71,3 +71,30 @@ pub fn run_one_layer_at_a_time<F: Kernels>(spec: &Transform<F>, input: &[F]) -> 
     };
     run(&planner(budgets, 1), spec, input)
 }
+
+/// Lane-major items (column c contiguous) → row-major items:
+/// `rows[r·lanes + c] = columns[c·n + r]` within each of `batch` items.
+pub fn from_lane_major<F: Copy>(columns: &[F], lanes: usize, batch: usize) -> Vec<F> {
+    relayout(columns, lanes, batch, false)
+}
+
+/// Row-major items → lane-major items (the inverse of [`from_lane_major`]).
+pub fn to_lane_major<F: Copy>(rows: &[F], lanes: usize, batch: usize) -> Vec<F> {
+    relayout(rows, lanes, batch, true)
+}
+
+fn relayout<F: Copy>(data: &[F], lanes: usize, batch: usize, to_columns: bool) -> Vec<F> {
+    let item = data.len() / batch;
+    let n = item / lanes;
+    data.chunks_exact(item)
+        .flat_map(|it| {
+            (0..item).map(move |i| {
+                if to_columns {
+                    it[(i % n) * lanes + i / n]
+                } else {
+                    it[(i % lanes) * n + i / lanes]
+                }
+            })
+        })
+        .collect()
+}

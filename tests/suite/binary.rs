@@ -250,7 +250,7 @@ fn pruned_ntt_equals_the_prefix_of_the_full_one() {
                 let mut out2 = vec![Gf2_64::ZERO; plan.len()];
                 plan.execute_from(&poisoned, &mut out2).unwrap();
                 let lane_major = p.plan(&pruned.clone().lane_major_input()).unwrap();
-                let columns = transpose_items(&input, lanes, 2);
+                let columns = to_lane_major(&input, lanes, 2);
                 let mut out3 = vec![Gf2_64::ZERO; plan.len()];
                 lane_major.execute_from(&columns, &mut out3).unwrap();
                 out == expected
@@ -266,15 +266,6 @@ fn pruned_ntt_equals_the_prefix_of_the_full_one() {
             })
         }) as fn(u64, u8, u8, u8, bool, bool, bool) -> bool,
     );
-}
-
-/// Row-major items → lane-major items (column c contiguous).
-fn transpose_items(rows: &[Gf2_64], lanes: usize, batch: usize) -> Vec<Gf2_64> {
-    let item = rows.len() / batch;
-    let n = item / lanes;
-    rows.chunks_exact(item)
-        .flat_map(|it| (0..item).map(move |i| it[(i % n) * lanes + i / n]))
-        .collect()
 }
 
 #[test]

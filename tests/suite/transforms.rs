@@ -377,21 +377,11 @@ fn babybear_dft_matches_plonky3_bit_for_bit() {
     }
 }
 
-/// `row_major[r·lanes + c] = lane_major[c·rows + r]`, per item.
-fn interleave<F: Copy>(lane_major: &[F], lanes: usize, batch: usize) -> Vec<F> {
-    let item = lane_major.len() / batch;
-    let rows = item / lanes;
-    lane_major
-        .chunks_exact(item)
-        .flat_map(|it| (0..item).map(move |i| it[(i % lanes) * rows + i / lanes]))
-        .collect()
-}
-
 fn lane_major_agrees<F: Kernels>(spec: Transform<F>, seed: u64, tiny_budgets: bool) -> bool {
     let budgets = if tiny_budgets { tiny() } else { roomy() };
     let lane_major = spec.clone().lane_major_input();
     let input = Rng(seed).vec::<F>(spec.input_len().unwrap());
-    let rows = interleave(&input, spec.lane_count(), spec.batch_count());
+    let rows = from_lane_major(&input, spec.lane_count(), spec.batch_count());
     let expected = reference::evaluate(&spec, &rows).unwrap();
     if reference::evaluate(&lane_major, &input).unwrap() != expected {
         return false;
