@@ -38,6 +38,13 @@ pub(crate) trait Packed: Copy {
     /// A twiddle register whose lane i holds `w[i >> shift]`
     /// (`w` holds at least `LANES >> shift` twiddles).
     fn load_twiddles(w: &[<Self::F as Field>::Twiddle], shift: usize) -> Self::Twiddle;
+    /// Whether `w` is zero. Only additive (binary-field) twiddles can be:
+    /// the subspace polynomial vanishes at the first block of every layer of
+    /// an unshifted transform, and those products are skipped.
+    #[inline(always)]
+    fn twiddle_is_zero(_w: &<Self::F as Field>::Twiddle) -> bool {
+        false
+    }
 }
 
 /// Runs a register group of 1 to 4 layers with packed arithmetic. Inlined
@@ -94,16 +101,41 @@ fn run<P: Packed, const R: usize, const KIND: u8>(buf: &mut [P::F], group: &Grou
         for k in 1..R - 1 {
             w[k] = P::broadcast(twiddles[k]);
         }
-        for start in (0..run_len).step_by(P::LANES) {
-            let n = P::LANES.min(run_len - start);
-            let mut x = [P::load(&block[start..], n); R];
-            for (j, v) in x.iter_mut().enumerate().skip(1) {
-                *v = P::load(&block[j * run_len + start..], n);
-            }
-            butterflies::<P, R, KIND>(&mut x, &w, scale);
-            for (j, v) in x.iter().enumerate() {
-                v.store(&mut block[j * run_len + start..], n);
-            }
+        // The first sub-block of every layer has a zero twiddle in the
+        // first block of an unshifted additive transform: that block runs a
+        // variant without those products. Twiddles are public: this branch
+        // depends on the plan, never on the data.
+        let mut first_zero = true;
+        for i in 0..R.trailing_zeros() as usize {
+            first_zero &= P::twiddle_is_zero(&twiddles[(1 << i) - 1]);
+        }
+        if first_zero {
+            run_block::<P, R, KIND, true>(block, run_len, &w, scale);
+        } else {
+            run_block::<P, R, KIND, false>(block, run_len, &w, scale);
+        }
+    }
+}
+
+/// The butterfly sets of one block: R runs of `run_len` elements, a
+/// register at a time. `FIRST_ZERO`: the first sub-block of every layer has
+/// a zero twiddle (additive kinds only), and its products are skipped.
+#[inline(always)]
+fn run_block<P: Packed, const R: usize, const KIND: u8, const FIRST_ZERO: bool>(
+    block: &mut [P::F],
+    run_len: usize,
+    w: &[P::Twiddle; R],
+    scale: Option<P::Twiddle>,
+) {
+    for start in (0..run_len).step_by(P::LANES) {
+        let n = P::LANES.min(run_len - start);
+        let mut x = [P::load(&block[start..], n); R];
+        for (j, v) in x.iter_mut().enumerate().skip(1) {
+            *v = P::load(&block[j * run_len + start..], n);
+        }
+        butterflies::<P, R, KIND, FIRST_ZERO>(&mut x, w, scale);
+        for (j, v) in x.iter().enumerate() {
+            v.store(&mut block[j * run_len + start..], n);
         }
     }
 }
@@ -148,7 +180,7 @@ fn run_transposed<P: Packed, const R: usize, const KIND: u8>(
             *v = P::load(&block[j * P::LANES..], P::LANES);
         }
         transpose(&mut x, shift);
-        butterflies::<P, R, KIND>(&mut x, &w, scale);
+        butterflies::<P, R, KIND, false>(&mut x, &w, scale);
         transpose(&mut x, shift);
         for (j, v) in x.iter().enumerate() {
             v.store(&mut block[j * P::LANES..], P::LANES);
@@ -159,7 +191,7 @@ fn run_transposed<P: Packed, const R: usize, const KIND: u8>(
 /// All the layers of a butterfly set of R rows in registers (in the kind's
 /// order), then the optional scale.
 #[inline(always)]
-fn butterflies<P: Packed, const R: usize, const KIND: u8>(
+fn butterflies<P: Packed, const R: usize, const KIND: u8, const FIRST_ZERO: bool>(
     x: &mut [P; R],
     w: &[P::Twiddle; R],
     scale: Option<P::Twiddle>,
@@ -167,11 +199,11 @@ fn butterflies<P: Packed, const R: usize, const KIND: u8>(
     let g = R.trailing_zeros() as usize;
     if KIND == CT || KIND == ADD {
         for i in 0..g {
-            layer::<P, R, KIND>(x, w, i);
+            layer::<P, R, KIND, FIRST_ZERO>(x, w, i);
         }
     } else {
         for i in (0..g).rev() {
-            layer::<P, R, KIND>(x, w, i);
+            layer::<P, R, KIND, FIRST_ZERO>(x, w, i);
         }
     }
     if let Some(s) = scale {
@@ -212,15 +244,21 @@ pub(crate) fn transposed_twiddles<T: Copy>(heap: &[T], superblocks: usize) -> Op
     Some(out)
 }
 
-/// Layer i of a butterfly set of R rows in registers.
+/// Layer i of a butterfly set of R rows in registers. `FIRST_ZERO`: the
+/// twiddle of sub-block 0 is zero (additive kinds), so its products vanish.
 #[inline(always)]
-fn layer<P: Packed, const R: usize, const KIND: u8>(x: &mut [P; R], w: &[P::Twiddle; R], i: usize) {
+fn layer<P: Packed, const R: usize, const KIND: u8, const FIRST_ZERO: bool>(
+    x: &mut [P; R],
+    w: &[P::Twiddle; R],
+    i: usize,
+) {
     let half = R >> (i + 1);
     for k in 0..1usize << i {
         let t = w[(1 << i) - 1 + k];
         for j in k * 2 * half..k * 2 * half + half {
             let (a, b) = (x[j], x[j + half]);
             (x[j], x[j + half]) = match KIND {
+                ADD | ADD_INV if FIRST_ZERO && k == 0 => (a, b.add(a)),
                 CT => {
                     let m = b.mul(t);
                     (a.add(m), a.sub(m))

@@ -60,6 +60,22 @@ pub const fn reduce(lo: u64, hi: u64) -> u64 {
     lo ^ v ^ (v << 1) ^ (v << 3) ^ (v << 4)
 }
 
+/// Entry t (t = the top nibble of a product's high word `hi`): the second
+/// fold of the reduction, s·(x^4 + x^3 + x + 1) with
+/// s = (hi >> 63) ⊕ (hi >> 61) ⊕ (hi >> 60) (see [`reduce`]). The SIMD kernels look it up with a byte shuffle
+/// (`vpshufb`, `tbl`) in place of three shifts and two XORs.
+/// GF(2)-linear in t, at most 8 bits, and 0 for t = 0.
+pub(crate) const FOLD_TOP_NIBBLE: [u8; 16] = {
+    let mut table = [0u8; 16];
+    let mut t = 0;
+    while t < 16 {
+        let s = t ^ (t >> 1) ^ (t >> 3);
+        table[t] = (s ^ (s << 1) ^ (s << 3) ^ (s << 4)) as u8;
+        t += 1;
+    }
+    table
+};
+
 /// Carry-less product of two 64-bit polynomials as `(low, high)` words.
 #[inline]
 pub fn clmul(a: u64, b: u64) -> (u64, u64) {

@@ -32,8 +32,7 @@ use typenum::Unsigned;
 pub use babybear4::BabyBear4;
 pub use cantor::{cantor_basis, solve_artin_schreier};
 pub use gf2_192::Gf2_192;
-#[cfg(target_arch = "aarch64")]
-pub(crate) use gf2_64::reduce as gf2_64_reduce;
+pub(crate) use gf2_64::FOLD_TOP_NIBBLE;
 pub use gf2_64::{clmul, Gf2_64};
 pub use goldilocks::Goldilocks;
 pub(crate) use lattice::LatticeField;

@@ -148,6 +148,27 @@ fn gf2_64_portable_clmul_matches_hardware() {
 }
 
 #[test]
+fn gf2_64_table_fold_matches_the_shift_reduction() {
+    // The SIMD kernels reduce with shifts below x^64 plus one lookup of
+    // FOLD_TOP_NIBBLE; every top nibble, and random words around each.
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for i in 0..4096u64 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let hi = (x & (u64::MAX >> 4)) | ((i % 16) << 60);
+        let lo = x.rotate_left(17);
+        let shifted = lo ^ hi ^ (hi << 1) ^ (hi << 3) ^ (hi << 4);
+        let table = shifted ^ u64::from(FOLD_TOP_NIBBLE[(hi >> 60) as usize]);
+        assert_eq!(table, gf2_64::reduce(lo, hi), "hi = {hi:#x}");
+    }
+    assert_eq!(
+        FOLD_TOP_NIBBLE[0], 0,
+        "bytes other than the index byte read entry 0"
+    );
+}
+
+#[test]
 fn gf2_64_x_is_primitive() {
     // x^(2^64−1) = 1 and x^((2^64−1)/p) ≠ 1 for each prime p | 2^64 − 1.
     let x = Gf2_64::new(2);

@@ -5,6 +5,7 @@
 
 use crate::backend::packed::{run_group_generic, Packed};
 use crate::backend::GroupKernel;
+use crate::field::FOLD_TOP_NIBBLE;
 use crate::field::{Gf2_64, Monty31, MontyParams};
 use core::arch::aarch64::*;
 
@@ -18,7 +19,8 @@ pub(crate) unsafe fn run_group<P: Packed>(buf: &mut [P::F], group: &GroupKernel<
     run_group_generic::<P>(buf, group)
 }
 
-/// GF(2^64), 2 lanes: `pmull` products, reduced by the shift-XOR fold.
+/// GF(2^64), 2 lanes: `pmull`/`pmull2` products, reduced in vector
+/// registers (shifts, XORs and one `tbl` lookup, [`FOLD_TOP_NIBBLE`]).
 #[derive(Clone, Copy)]
 pub(crate) struct PackedGf2_64(uint64x2_t);
 
@@ -72,12 +74,27 @@ impl Packed for PackedGf2_64 {
         // SAFETY: PMULL (`aes`) was detected before any plan used this
         // backend for GF(2^64); NEON is baseline.
         unsafe {
-            let p0 = pmull(vgetq_lane_u64::<0>(self.0), vgetq_lane_u64::<0>(w));
-            let p1 = pmull(vgetq_lane_u64::<1>(self.0), vgetq_lane_u64::<1>(w));
-            let r0 = crate::field::gf2_64_reduce(p0 as u64, (p0 >> 64) as u64);
-            let r1 = crate::field::gf2_64_reduce(p1 as u64, (p1 >> 64) as u64);
-            Self(vcombine_u64(vcreate_u64(r0), vcreate_u64(r1)))
+            // `pmull` on lane 0, `pmull2` on lane 1: two 128-bit products.
+            let p0 = pmull(self.0, w);
+            let p1 = pmull2(self.0, w);
+            let lo = vzip1q_u64(p0, p1);
+            let hi = vzip2q_u64(p0, p1);
+            // hi·x^64 ≡ hi·(x^4 + x^3 + x + 1): the part below x^64 by
+            // vector shifts, the overflow's second fold by one `tbl` lookup
+            // on the top nibble (as the AVX-512 kernel does).
+            let fold = vreinterpretq_u64_u8(vqtbl1q_u8(
+                vld1q_u8(FOLD_TOP_NIBBLE.as_ptr()),
+                vreinterpretq_u8_u64(vshrq_n_u64::<60>(hi)),
+            ));
+            let r = veorq_u64(veorq_u64(lo, hi), vshlq_n_u64::<1>(hi));
+            let r = veorq_u64(r, veorq_u64(vshlq_n_u64::<3>(hi), vshlq_n_u64::<4>(hi)));
+            Self(veorq_u64(r, fold))
         }
+    }
+
+    #[inline(always)]
+    fn twiddle_is_zero(w: &Gf2_64) -> bool {
+        w.bits() == 0
     }
 
     #[inline(always)]
@@ -95,14 +112,27 @@ impl Packed for PackedGf2_64 {
     }
 }
 
-/// The 128-bit carry-less product (PMULL).
+/// The 128-bit carry-less product of the low lanes (`pmull`), as two words.
 ///
 /// # Safety
 /// The CPU must have the `aes` extension.
 #[inline]
 #[target_feature(enable = "neon,aes")]
-unsafe fn pmull(a: u64, b: u64) -> u128 {
-    vmull_p64(a, b)
+unsafe fn pmull(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
+    vreinterpretq_u64_p128(vmull_p64(vgetq_lane_u64::<0>(a), vgetq_lane_u64::<0>(b)))
+}
+
+/// The 128-bit carry-less product of the high lanes (`pmull2`), as two words.
+///
+/// # Safety
+/// The CPU must have the `aes` extension.
+#[inline]
+#[target_feature(enable = "neon,aes")]
+unsafe fn pmull2(a: uint64x2_t, b: uint64x2_t) -> uint64x2_t {
+    vreinterpretq_u64_p128(vmull_high_p64(
+        vreinterpretq_p64_u64(a),
+        vreinterpretq_p64_u64(b),
+    ))
 }
 
 /// A 31-bit Montgomery field, 4 lanes: `umull`/`umull2` products, the
