@@ -6,7 +6,9 @@
 //! - kernel: ns per lane-butterfly of a 2^9 × 56 NTT (L2-resident, 1 thread);
 //! - encodes: time, sweeps (÷ one plain read+write pass over the codeword)
 //!   and time ÷ kernel bound (butterflies × the kernel's ns per butterfly);
-//! - ours ÷ LchNtt for an NTT of 2^16 × 256 and an LDE of 2^18 × 64 at rate ½.
+//! - ours ÷ LchNtt for an NTT of 2^16 × 256 and an LDE of 2^18 × 64 at rate ½
+//!   (`Planner::plan_additive_lde`: systematic at rate ½, so the first half
+//!   is a copy of the input).
 //!
 //! `NTTFUSE_BENCH_QUICK=1` shrinks every shape by 2^4 (a smoke run).
 
@@ -165,28 +167,13 @@ fn main() {
         // LDE 2^18 × 64 at rate 1/2: evaluations → inverse NTT → encode.
         let (log_n, lanes) = (18 - shrink, 64);
         let values: Vec<u64> = (0..lanes << log_n).map(|i| (i as u64) ^ 0xabcdef).collect();
-        let intt = planner(threads)
-            .plan(
-                &Transform::<Gf2_64>::additive_intt(log_n)
-                    .basis(Basis::Cantor)
-                    .lanes(lanes),
-            )
-            .expect("plan");
-        let encode = planner(threads)
-            .plan(
-                &Transform::<Gf2_64>::additive_encode(log_n + 1, 1)
-                    .basis(Basis::Cantor)
-                    .lanes(lanes),
-            )
+        let lde = planner(threads)
+            .plan_additive_lde::<Gf2_64>(log_n, 1, Basis::Cantor, lanes)
             .expect("plan");
         let evals: Vec<Gf2_64> = values.iter().map(|&v| Gf2_64::new(v)).collect();
-        let mut coeffs = vec![Gf2_64::ZERO; intt.len()];
-        let mut codeword = vec![Gf2_64::ZERO; encode.len()];
+        let mut codeword = vec![Gf2_64::ZERO; lde.len()];
         let ours = median(5, || {
-            intt.execute_from(&evals, &mut coeffs).expect("execute");
-            encode
-                .execute_from(&coeffs, &mut codeword)
-                .expect("execute");
+            lde.execute_from(&evals, &mut codeword).expect("execute")
         });
         let theirs_input: Vec<Poly64> = values.iter().map(|&v| Poly64::new(v)).collect();
         let theirs = pool.install(|| {

@@ -43,7 +43,9 @@ pub use field::{
     BabyBear, BabyBear4, BinaryField, ExtensionOf, Field, Gf2_192, Gf2_64, Goldilocks, KoalaBear,
     MlDsa, MlKem, TwoAdicField,
 };
-pub use plan::{Budgets, Cost, Group, LdePlan, Pass, PassKind, Plan, Planner, Step, Threads};
+pub use plan::{
+    AdditiveLdePlan, Budgets, Cost, Group, LdePlan, Pass, PassKind, Plan, Planner, Step, Threads,
+};
 pub use transform::{reference, Basis, ButterflyKind, Direction, Family, Order, Transform};
 
 /// Compile-time check: plans can be shared across threads.

@@ -104,6 +104,23 @@ impl<F: Kernels> Plan<F> {
         }
     }
 
+    /// Copies `src` into `dst` (equal lengths) on this plan's threads, in
+    /// chunks of 256 KiB.
+    pub(crate) fn copy_on_threads(&self, src: &[F], dst: &mut [F]) {
+        assert_eq!(src.len(), dst.len());
+        let chunk = ((256 << 10) / core::mem::size_of::<F>().max(1)).max(1);
+        let parallel = |dst: &mut [F]| {
+            dst.par_chunks_mut(chunk)
+                .zip(src.par_chunks(chunk))
+                .for_each(|(d, s)| d.copy_from_slice(s))
+        };
+        match (&self.pool, self.threads) {
+            (_, super::Threads::Count(1)) => dst.copy_from_slice(src),
+            (Some(pool), _) => pool.install(|| parallel(dst)),
+            (None, _) => parallel(dst),
+        }
+    }
+
     fn run(&self, data: &mut [F], source: Source<'_, F>, scratch: &Scratch<'_, F>) {
         match (&self.pool, self.threads) {
             (_, super::Threads::Count(1)) => self.run_steps(data, source, scratch, false),

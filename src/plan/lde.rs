@@ -15,8 +15,8 @@
 use super::{Plan, Planner};
 use crate::backend::Kernels;
 use crate::error::Error;
-use crate::field::TwoAdicField;
-use crate::transform::{Order, Transform};
+use crate::field::{BinaryField, TwoAdicField};
+use crate::transform::{Basis, Order, Transform};
 use core::fmt;
 
 /// A planned coset LDE (see the module doc).
@@ -121,6 +121,177 @@ impl<F: Kernels + TwoAdicField> fmt::Display for LdePlan<F> {
             f,
             "-- 2 --\n{}\npredicted: {:.2} sweeps of the output",
             self.encode,
+            self.sweeps()
+        )
+    }
+}
+
+/// A planned additive (binary-field) low-degree extension: 2^log_n
+/// evaluations on span(b_0 … b_(log_n−1)) to 2^(log_n + log_blowup)
+/// evaluations on span(b_0 … b_(log_n+log_blowup−1)), in the basis's natural
+/// order — the inverse additive NTT followed by a Reed–Solomon encode at rate
+/// 2^−log_blowup, as Plonky3's p3-binary-dft `lde_batch` defines it.
+///
+/// The evaluation domain is the first coset of the extended one, so at rate
+/// ½ the LDE is *systematic*: the output's first half is the input, copied,
+/// and only the other coset is computed — the inverse NTT into the second
+/// half, then an NTT shifted by b_log_n in place. That skips the encode's
+/// replica 0 (a third of the butterflies). At lower rates the plan is the
+/// inverse NTT into the first rows and an in-place encode.
+///
+/// ```
+/// use nttfuse::{Basis, Gf2_64, Planner};
+/// let lde = Planner::new().plan_additive_lde::<Gf2_64>(4, 1, Basis::Cantor, 2)?;
+/// let evals: Vec<Gf2_64> = (0..32).map(|i| Gf2_64::new(i * 0x9e37_79b9)).collect();
+/// let mut out = vec![Gf2_64::ZERO; lde.len()];
+/// lde.execute_from(&evals, &mut out)?;
+/// assert_eq!(out[..32], evals[..]); // systematic: the domain comes first
+/// # Ok::<(), nttfuse::Error>(())
+/// ```
+pub struct AdditiveLdePlan<F: Kernels + BinaryField> {
+    intt: Plan<F>,
+    /// Rate ½: the NTT of the second coset (shift b_log_n), in place.
+    /// Lower rates: the encode of the whole output, in place.
+    extend: Plan<F>,
+    systematic: bool,
+}
+
+impl Planner {
+    /// Plans the additive LDE of `lanes` columns from 2^log_n evaluations
+    /// to 2^(log_n + log_blowup), in `basis` (see [`AdditiveLdePlan`]).
+    /// The errors are the encode's (as `Transform::additive_encode(log_n +
+    /// log_blowup, log_blowup)`: a single row, `log_n` = 0, leaves it no
+    /// layer), and `Unsupported` for `log_blowup` = 0.
+    pub fn plan_additive_lde<F: Kernels + BinaryField>(
+        &self,
+        log_n: u32,
+        log_blowup: u32,
+        basis: Basis,
+        lanes: usize,
+    ) -> Result<AdditiveLdePlan<F>, Error> {
+        if log_blowup == 0 {
+            return Err(Error::Unsupported {
+                what: "a low-degree extension with blowup 2^0 (use additive_ntt)",
+            });
+        }
+        // The encode's own checks give the typed errors (size beyond the
+        // basis, lanes); an overflowing sum is reported as the largest size.
+        let log_out = log_n.saturating_add(log_blowup);
+        let encode = Transform::<F>::additive_encode(log_out, log_blowup)
+            .basis(basis)
+            .lanes(lanes);
+        encode.validate()?;
+        let intt = self.plan(
+            &Transform::<F>::additive_intt(log_n)
+                .basis(basis)
+                .lanes(lanes),
+        )?;
+        let systematic = log_blowup == 1;
+        let extend = if systematic {
+            let shift = basis.elements::<F>(log_out as usize)[log_n as usize];
+            self.plan(
+                &Transform::<F>::additive_ntt(log_n)
+                    .basis(basis)
+                    .shift(shift)
+                    .lanes(lanes),
+            )?
+        } else {
+            self.plan(&encode)?
+        };
+        Ok(AdditiveLdePlan {
+            intt,
+            extend,
+            systematic,
+        })
+    }
+}
+
+impl<F: Kernels + BinaryField> AdditiveLdePlan<F> {
+    /// Elements of the input: 2^log_n rows × lanes.
+    pub fn input_len(&self) -> usize {
+        self.intt.len()
+    }
+
+    /// Elements of the output: 2^(log_n + log_blowup) rows × lanes.
+    pub fn len(&self) -> usize {
+        if self.systematic {
+            2 * self.intt.len()
+        } else {
+            self.extend.len()
+        }
+    }
+
+    /// Never empty.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Whether the output's first 2^log_n rows are the input, copied, and
+    /// only the other coset is computed (rate ½).
+    pub fn is_systematic(&self) -> bool {
+        self.systematic
+    }
+
+    /// The two plans: the inverse NTT, then the shifted NTT of the second
+    /// coset (systematic) or the encode.
+    pub fn plans(&self) -> (&Plan<F>, &Plan<F>) {
+        (&self.intt, &self.extend)
+    }
+
+    /// Read+write sweeps of the output buffer the plans predict (a copy of
+    /// the input counts as one sweep of its rows).
+    pub fn sweeps(&self) -> f64 {
+        let part = |plan: &Plan<F>| plan.cost().sweeps as f64 * plan.len() as f64;
+        let copy = if self.systematic {
+            self.intt.len() as f64
+        } else {
+            0.0
+        };
+        (part(&self.intt) + part(&self.extend) + copy) / self.len() as f64
+    }
+
+    /// Runs the LDE from `evals` into `out`.
+    pub fn execute_from(&self, evals: &[F], out: &mut [F]) -> Result<(), Error> {
+        if out.len() != self.len() {
+            return Err(Error::LengthMismatch {
+                what: "output",
+                expected: self.len(),
+                got: out.len(),
+            });
+        }
+        let n = self.intt.len();
+        if self.systematic {
+            let (domain, coset) = out.split_at_mut(n);
+            self.intt.execute_from(evals, coset)?;
+            self.extend.execute(coset)?;
+            self.intt.copy_on_threads(evals, domain);
+            Ok(())
+        } else {
+            self.intt.execute_from(evals, &mut out[..n])?;
+            self.extend.execute(out)
+        }
+    }
+}
+
+impl<F: Kernels + BinaryField> fmt::Display for AdditiveLdePlan<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.systematic {
+            writeln!(
+                f,
+                "additive LDE, systematic: the input copied into the first half; \
+                 inverse NTT into the second half, then the NTT of that coset in place"
+            )?;
+        } else {
+            writeln!(
+                f,
+                "additive LDE: inverse NTT into the output's first rows, then an encode in place"
+            )?;
+        }
+        writeln!(f, "-- 1 --\n{}", self.intt)?;
+        write!(
+            f,
+            "-- 2 --\n{}\npredicted: {:.2} sweeps of the output",
+            self.extend,
             self.sweeps()
         )
     }

@@ -26,7 +26,7 @@ mod lde;
 mod planner;
 mod scratch;
 
-pub use lde::LdePlan;
+pub use lde::{AdditiveLdePlan, LdePlan};
 pub use planner::{Budgets, Planner, Threads};
 
 use crate::backend::{Backend, Kernels, LazyBounds};

@@ -298,3 +298,122 @@ fn pruning_errors() {
         Err(Error::LengthMismatch { .. })
     ));
 }
+
+/// The additive LDE equals the inverse NTT followed by the encode (and, for
+/// small shapes, the definition), at every rate, in either basis, on every
+/// backend and plan shape; at rate ½ its first half is the input itself.
+#[test]
+fn additive_lde_equals_intt_then_encode() {
+    QuickCheck::new().tests(40).quickcheck(
+        (|seed: u64, log_n: u8, log_blowup: u8, lanes: u8, cantor: bool, tiny_budgets: bool| {
+            let log_n = 1 + log_n as u32 % 10;
+            let log_blowup = 1 + log_blowup as u32 % 3;
+            let lanes = 1 + lanes as usize % 9;
+            let basis = if cantor {
+                Basis::Cantor
+            } else {
+                Basis::Standard
+            };
+            let budgets = if tiny_budgets { tiny() } else { roomy() };
+            let evals = Rng(seed).vec::<Gf2_64>(lanes << log_n);
+            let intt = Transform::<Gf2_64>::additive_intt(log_n)
+                .basis(basis)
+                .lanes(lanes);
+            let encode = Transform::<Gf2_64>::additive_encode(log_n + log_blowup, log_blowup)
+                .basis(basis)
+                .lanes(lanes);
+            let coefficients = run(&planner(budgets, 1), &intt, &evals);
+            let expected = run(&planner(budgets, 1), &encode, &coefficients);
+            if log_n + log_blowup <= 7 {
+                let naive = reference::evaluate(&intt, &evals).unwrap();
+                if reference::evaluate(&encode, &naive).unwrap() != expected {
+                    return false;
+                }
+            }
+            let planners = [
+                planner(budgets, 1),
+                planner(budgets, 2),
+                Planner::new().budgets(budgets),
+            ];
+            planners.iter().all(|p| {
+                let lde = p
+                    .plan_additive_lde::<Gf2_64>(log_n, log_blowup, basis, lanes)
+                    .unwrap();
+                let mut out = vec![Gf2_64::new(0xdead); lde.len()];
+                lde.execute_from(&evals, &mut out).unwrap();
+                lde.input_len() == evals.len()
+                    && out == expected
+                    && out[..evals.len()] == evals[..]
+                    && lde.is_systematic() == (log_blowup == 1)
+                    && lde.to_string().contains(if log_blowup == 1 {
+                        "systematic"
+                    } else {
+                        "encode in place"
+                    })
+            })
+        }) as fn(u64, u8, u8, u8, bool, bool) -> bool,
+    );
+}
+
+/// Plonky3's p3-binary-dft `lde_batch` (Cantor basis) equals ours.
+#[test]
+fn additive_lde_equals_plonky3_lde_batch() {
+    use p3_binary_dft::{AdditiveNtt, LchNtt};
+    use p3_binary_field::Poly64;
+    use p3_matrix_09::dense::RowMajorMatrix;
+    let lch = LchNtt::<Poly64>::default();
+    for (log_n, log_blowup, lanes, seed) in [(3u32, 1u32, 1usize, 5u64), (7, 1, 4, 6), (9, 2, 3, 7)]
+    {
+        let values = Rng(seed).vec::<Gf2_64>(lanes << log_n);
+        let theirs = lch.lde_batch(
+            RowMajorMatrix::new(
+                values.iter().map(|v| Poly64::new(v.bits())).collect(),
+                lanes,
+            ),
+            log_blowup as usize,
+        );
+        let lde = planner(tiny(), 2)
+            .plan_additive_lde::<Gf2_64>(log_n, log_blowup, Basis::Cantor, lanes)
+            .unwrap();
+        let mut out = vec![Gf2_64::ZERO; lde.len()];
+        lde.execute_from(&values, &mut out).unwrap();
+        let ours: Vec<u64> = out.iter().map(|x| x.bits()).collect();
+        let theirs: Vec<u64> = theirs.values.iter().map(|x| x.to_bits()).collect();
+        assert_eq!(
+            ours, theirs,
+            "LDE 2^{log_n} × {lanes}, blowup 2^{log_blowup}"
+        );
+    }
+}
+
+#[test]
+fn additive_lde_errors() {
+    let p = planner(roomy(), 1);
+    let lde = |log_n, log_blowup, lanes| {
+        p.plan_additive_lde::<Gf2_64>(log_n, log_blowup, Basis::Standard, lanes)
+            .err()
+    };
+    assert!(matches!(lde(4, 0, 1), Some(Error::Unsupported { .. })));
+    assert!(matches!(lde(60, 4, 1), Some(Error::SizeTooLarge { .. })));
+    assert!(matches!(
+        lde(u32::MAX, 2, 1),
+        Some(Error::SizeTooLarge { .. })
+    ));
+    assert!(matches!(lde(4, 1, 0), Some(Error::ZeroLanes)));
+    // One row has no layer to extend (as the encode at that rate).
+    assert!(matches!(lde(0, 1, 1), Some(Error::RateTooHigh { .. })));
+    let plan = p
+        .plan_additive_lde::<Gf2_64>(4, 1, Basis::Standard, 2)
+        .unwrap();
+    let evals = vec![Gf2_64::ONE; 32];
+    let mut short = vec![Gf2_64::ZERO; 63];
+    assert!(matches!(
+        plan.execute_from(&evals, &mut short),
+        Err(Error::LengthMismatch { .. })
+    ));
+    let mut out = vec![Gf2_64::ZERO; 64];
+    assert!(matches!(
+        plan.execute_from(&evals[..31], &mut out),
+        Err(Error::LengthMismatch { .. })
+    ));
+}
