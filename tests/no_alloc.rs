@@ -118,4 +118,34 @@ fn parallel_execution_never_allocates_after_warm_up() {
         .retain_prefix(2);
     assert_eq!(allocations_in_steady_state(pruned.clone(), 2), 0);
     assert_eq!(allocations_in_steady_state(pruned, 1), 0);
+    // The additive LDE: systematic (copy + two plans) and through the encode.
+    for (log_blowup, threads) in [(1, 2), (1, 1), (2, 2)] {
+        assert_eq!(
+            lde_allocations(log_blowup, threads),
+            0,
+            "LDE blowup 2^{log_blowup}"
+        );
+    }
+}
+
+fn lde_allocations(log_blowup: u32, threads: usize) -> usize {
+    let lde = planner(tiny(), threads)
+        .plan_additive_lde::<Gf2_64>(13, log_blowup, Basis::Cantor, 4)
+        .unwrap();
+    let evals = Rng(3).vec::<Gf2_64>(lde.input_len());
+    let mut out = vec![Gf2_64::ZERO; lde.len()];
+    for _ in 0..200 {
+        let before = ALLOCATIONS.load(Ordering::SeqCst);
+        lde.execute_from(&evals, &mut out).unwrap();
+        if ALLOCATIONS.load(Ordering::SeqCst) == before {
+            break;
+        }
+    }
+    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    for _ in 0..5 {
+        lde.execute_from(&evals, &mut out).unwrap();
+    }
+    let allocations = ALLOCATIONS.load(Ordering::SeqCst) - before;
+    std::mem::forget(lde);
+    allocations
 }

@@ -137,6 +137,19 @@ fn golden_stark_plans_avx512() {
             .unwrap();
         compare_golden(name, format!("{lde}\n"));
     }
+    // The binary LDE of issue 5's bench (p3-binary-dft's lde_batch shape).
+    let name = "gf2_64_lde_2e18x64_rate1_cantor_avx512";
+    if avx.check::<Gf2_64>().is_err() {
+        eprintln!("golden plan {name} not checked: this CPU cannot run avx512");
+    } else {
+        let lde = Planner::new()
+            .backend(avx)
+            .threads(Threads::All)
+            .budgets(zen5())
+            .plan_additive_lde::<Gf2_64>(18, 1, Basis::Cantor, 64)
+            .unwrap();
+        compare_golden(name, format!("{lde}\n"));
+    }
 }
 
 #[test]
