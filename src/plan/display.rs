@@ -5,6 +5,7 @@
 
 use super::{Pass, PassKind, Plan, Step, Threads};
 use crate::backend::Kernels;
+use crate::transform::ButterflyKind;
 use core::fmt;
 
 fn bytes(n: usize) -> String {
@@ -103,6 +104,14 @@ impl<F: Kernels> Plan<F> {
             }
             if group.scales {
                 line += &format!(", then × 2^-{scaled_layers}");
+            }
+            if group.kind != self.kind {
+                line += match group.kind {
+                    ButterflyKind::CooleyTukey | ButterflyKind::Additive => {
+                        ", next transform (forward)"
+                    }
+                    _ => ", next transform (inverse)",
+                };
             }
             if group.canonical_output
                 && (group.bounds.is_some()

@@ -435,7 +435,7 @@ impl<F: Kernels> Plan<F> {
                     log_radix: g,
                     log_rows: block_rows_log - (p - x),
                     width,
-                    kind: self.kind,
+                    kind: group.kind,
                     twiddles: &table.data[first..first + blocks * per_block],
                     scale: if group.scales { self.scale } else { None },
                     input_bound: group.bounds.map_or(1, |b| b.input),

@@ -136,8 +136,11 @@ impl<F: Kernels + TwoAdicField> fmt::Display for LdePlan<F> {
 /// ½ the LDE is *systematic*: the output's first half is the input, copied,
 /// and only the other coset is computed — the inverse NTT into the second
 /// half, then an NTT shifted by b_log_n in place. That skips the encode's
-/// replica 0 (a third of the butterflies). At lower rates the plan is the
-/// inverse NTT into the first rows and an in-place encode.
+/// replica 0 (a third of the butterflies). The two transforms are fused
+/// into one plan: the inverse's last pass and the forward's first tile the
+/// rows the same way, so each tile runs both while it is in cache (one
+/// sweep fewer). At lower rates the plan is the inverse NTT into the first
+/// rows and an in-place encode.
 ///
 /// ```
 /// use nttfuse::{Basis, Gf2_64, Planner};
@@ -149,11 +152,12 @@ impl<F: Kernels + TwoAdicField> fmt::Display for LdePlan<F> {
 /// # Ok::<(), nttfuse::Error>(())
 /// ```
 pub struct AdditiveLdePlan<F: Kernels + BinaryField> {
-    intt: Plan<F>,
-    /// Rate ½: the NTT of the second coset (shift b_log_n), in place.
+    /// Systematic (rate ½): the inverse NTT and the NTT of the second coset
+    /// (shift b_log_n) fused into one plan, run from the input into the
+    /// output's second half. Lower rates: the inverse NTT.
+    first: Plan<F>,
     /// Lower rates: the encode of the whole output, in place.
-    extend: Plan<F>,
-    systematic: bool,
+    encode: Option<Plan<F>>,
 }
 
 impl Planner {
@@ -186,22 +190,25 @@ impl Planner {
                 .basis(basis)
                 .lanes(lanes),
         )?;
-        let systematic = log_blowup == 1;
-        let extend = if systematic {
-            let shift = basis.elements::<F>(log_out as usize)[log_n as usize];
-            self.plan(
-                &Transform::<F>::additive_ntt(log_n)
-                    .basis(basis)
-                    .shift(shift)
-                    .lanes(lanes),
-            )?
-        } else {
-            self.plan(&encode)?
-        };
+        if log_blowup > 1 {
+            return Ok(AdditiveLdePlan {
+                first: intt,
+                encode: Some(self.plan(&encode)?),
+            });
+        }
+        let shift = basis.elements::<F>(log_out as usize)[log_n as usize];
+        let coset = self.plan(
+            &Transform::<F>::additive_ntt(log_n)
+                .basis(basis)
+                .shift(shift)
+                .lanes(lanes),
+        )?;
+        let first = intt
+            .fused_with(coset)
+            .expect("an inverse and a forward NTT of one shape fuse");
         Ok(AdditiveLdePlan {
-            intt,
-            extend,
-            systematic,
+            first,
+            encode: None,
         })
     }
 }
@@ -209,15 +216,14 @@ impl Planner {
 impl<F: Kernels + BinaryField> AdditiveLdePlan<F> {
     /// Elements of the input: 2^log_n rows × lanes.
     pub fn input_len(&self) -> usize {
-        self.intt.len()
+        self.first.len()
     }
 
     /// Elements of the output: 2^(log_n + log_blowup) rows × lanes.
     pub fn len(&self) -> usize {
-        if self.systematic {
-            2 * self.intt.len()
-        } else {
-            self.extend.len()
+        match &self.encode {
+            Some(encode) => encode.len(),
+            None => 2 * self.first.len(),
         }
     }
 
@@ -229,25 +235,24 @@ impl<F: Kernels + BinaryField> AdditiveLdePlan<F> {
     /// Whether the output's first 2^log_n rows are the input, copied, and
     /// only the other coset is computed (rate ½).
     pub fn is_systematic(&self) -> bool {
-        self.systematic
+        self.encode.is_none()
     }
 
-    /// The two plans: the inverse NTT, then the shifted NTT of the second
-    /// coset (systematic) or the encode.
-    pub fn plans(&self) -> (&Plan<F>, &Plan<F>) {
-        (&self.intt, &self.extend)
+    /// The plans, in order: systematic, the fused inverse NTT + coset NTT
+    /// alone; otherwise the inverse NTT and the encode.
+    pub fn plans(&self) -> Vec<&Plan<F>> {
+        core::iter::once(&self.first).chain(&self.encode).collect()
     }
 
     /// Read+write sweeps of the output buffer the plans predict (a copy of
     /// the input counts as one sweep of its rows).
     pub fn sweeps(&self) -> f64 {
         let part = |plan: &Plan<F>| plan.cost().sweeps as f64 * plan.len() as f64;
-        let copy = if self.systematic {
-            self.intt.len() as f64
-        } else {
-            0.0
+        let rest = match &self.encode {
+            Some(encode) => part(encode),
+            None => self.first.len() as f64,
         };
-        (part(&self.intt) + part(&self.extend) + copy) / self.len() as f64
+        (part(&self.first) + rest) / self.len() as f64
     }
 
     /// Runs the LDE from `evals` into `out`.
@@ -259,40 +264,39 @@ impl<F: Kernels + BinaryField> AdditiveLdePlan<F> {
                 got: out.len(),
             });
         }
-        let n = self.intt.len();
-        if self.systematic {
-            let (domain, coset) = out.split_at_mut(n);
-            self.intt.execute_from(evals, coset)?;
-            self.extend.execute(coset)?;
-            self.intt.copy_on_threads(evals, domain);
-            Ok(())
-        } else {
-            self.intt.execute_from(evals, &mut out[..n])?;
-            self.extend.execute(out)
+        let n = self.first.len();
+        match &self.encode {
+            None => {
+                let (domain, coset) = out.split_at_mut(n);
+                self.first.execute_from(evals, coset)?;
+                self.first.copy_on_threads(evals, domain);
+                Ok(())
+            }
+            Some(encode) => {
+                self.first.execute_from(evals, &mut out[..n])?;
+                encode.execute(out)
+            }
         }
     }
 }
 
 impl<F: Kernels + BinaryField> fmt::Display for AdditiveLdePlan<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.systematic {
-            writeln!(
+        match &self.encode {
+            None => write!(
                 f,
                 "additive LDE, systematic: the input copied into the first half; \
-                 inverse NTT into the second half, then the NTT of that coset in place"
-            )?;
-        } else {
-            writeln!(
+                 in the second half, the inverse NTT fused with the NTT of the coset \
+                 b_log_n + span (groups marked \"next transform\")\n{}",
+                self.first
+            )?,
+            Some(encode) => write!(
                 f,
-                "additive LDE: inverse NTT into the output's first rows, then an encode in place"
-            )?;
+                "additive LDE: inverse NTT into the output's first rows, then an encode in place\n\
+                 -- 1 --\n{}\n-- 2 --\n{}",
+                self.first, encode
+            )?,
         }
-        writeln!(f, "-- 1 --\n{}", self.intt)?;
-        write!(
-            f,
-            "-- 2 --\n{}\npredicted: {:.2} sweeps of the output",
-            self.extend,
-            self.sweeps()
-        )
+        write!(f, "\npredicted: {:.2} sweeps of the output", self.sweeps())
     }
 }

@@ -63,6 +63,10 @@ pub struct Group {
     /// layers of a packed field, whose blocks are narrower than a register,
     /// run on R blocks transposed across R registers.
     pub whole_block: bool,
+    /// The butterfly (the plan's own, except in the groups a fused plan
+    /// took from the transform that follows, e.g. an additive LDE's forward
+    /// NTT after its inverse).
+    pub kind: ButterflyKind,
     /// Lazily reduced fields: the coefficient bounds the group takes and
     /// returns, as multiples of q.
     pub bounds: Option<LazyBounds>,
@@ -217,5 +221,69 @@ impl<F: Kernels> Plan<F> {
     /// Elements of scratch [`Plan::execute_with_scratch`] needs.
     pub fn scratch_len(&self) -> usize {
         self.cost.scratch_bytes / core::mem::size_of::<F>().max(1)
+    }
+}
+
+impl<F: Kernels> Plan<F> {
+    /// `self`, then `next`, as one plan over the same buffer: `next`'s steps
+    /// run in place after `self`'s. Where `self`'s last pass and `next`'s
+    /// first tile the buffer the same way, they become one pass — each tile
+    /// runs both transforms' groups while it is in cache, one sweep fewer.
+    /// `None` unless the plans have the same rows, lanes, batch, backend,
+    /// threads and budgets, neither scales, and `next` reads exactly the
+    /// buffer it writes (no encode, fold or lane-major input).
+    pub(crate) fn fused_with(mut self, next: Plan<F>) -> Option<Plan<F>> {
+        let compatible = self.log_n == next.log_n
+            && self.lanes == next.lanes
+            && self.batch == next.batch
+            && self.backend == next.backend
+            && self.threads == next.threads
+            && self.budgets == next.budgets
+            && self.scale.is_none()
+            && next.scale.is_none()
+            && next.fold.is_empty()
+            && next.source_rows == 1 << next.log_n
+            && !next.spec.input_is_lane_major();
+        if !compatible {
+            return None;
+        }
+        let mut steps = next.steps;
+        let mut twiddles = next.twiddles;
+        for step in &mut steps {
+            if let Step::Pass(pass) = step {
+                pass.reads_source = false;
+                pass.streams = false;
+            }
+        }
+        let mut merged = 0;
+        if let (Some(Step::Pass(a)), Some(Step::Pass(b))) = (self.steps.last_mut(), steps.first()) {
+            let same_tiles = a.kind == b.kind
+                && a.layers == b.layers
+                && a.log_block_rows == b.log_block_rows
+                && a.chunk_rows == b.chunk_rows
+                && a.blocks_per_tile == b.blocks_per_tile
+                && a.tiles == b.tiles
+                && a.tile_bytes == b.tile_bytes;
+            if same_tiles {
+                a.groups.extend(b.groups.iter().cloned());
+                a.parallel |= b.parallel;
+                let first = twiddles.remove(0);
+                self.twiddles.last_mut()?.extend(first);
+                steps.remove(0);
+                merged = 1;
+            }
+        }
+        self.steps.extend(steps);
+        self.twiddles.extend(twiddles);
+        if next.cost.scratch_bytes > self.cost.scratch_bytes {
+            self.scratch = next.scratch;
+        }
+        self.cost = Cost {
+            sweeps: self.cost.sweeps + next.cost.sweeps - merged,
+            data_bytes: self.cost.data_bytes,
+            scratch_bytes: self.cost.scratch_bytes.max(next.cost.scratch_bytes),
+            twiddle_bytes: self.cost.twiddle_bytes + next.cost.twiddle_bytes,
+        };
+        Some(self)
     }
 }

@@ -4,7 +4,7 @@ use super::{scratch::ScratchPool, Cost, Group, Pass, PassKind, Plan, Step};
 use crate::backend::{Backend, Kernels};
 use crate::error::Error;
 use crate::field::Field;
-use crate::transform::{Schedule, Transform};
+use crate::transform::{ButterflyKind, Schedule, Transform};
 use std::sync::Arc;
 
 /// Consecutive bytes a gathered pass moves at a time: 4 cache lines, so every
@@ -226,6 +226,7 @@ impl Planner {
             tile_budget: (self.budgets.l2 / 2).max(1),
             max_log_radix,
             descending: schedule.kind.descending_spans(),
+            kind: schedule.kind,
             registers_overridden: self.budgets.register_values.is_some(),
             transposed_tail: F::transposed_tail(backend, schedule.lanes),
         };
@@ -360,6 +361,8 @@ struct Shape {
     tile_budget: usize,
     max_log_radix: usize,
     descending: bool,
+    /// The butterfly of every group.
+    kind: ButterflyKind,
     registers_overridden: bool,
     /// Final layers the backend runs as one transposed group
     /// (`Kernels::transposed_tail`), 0 if none.
@@ -451,6 +454,7 @@ impl Shape {
                 layers: layers.clone(),
                 scales: false,
                 whole_block: true,
+                kind: self.kind,
                 bounds: None,
                 canonical_output: false,
             }]
@@ -469,6 +473,7 @@ impl Shape {
                     layers: self.end - tail..self.end,
                     scales: false,
                     whole_block: true,
+                    kind: self.kind,
                     bounds: None,
                     canonical_output: false,
                 };
@@ -521,6 +526,7 @@ impl Shape {
                     layers: start..start + len,
                     scales: false,
                     whole_block: false,
+                    kind: self.kind,
                     bounds: None,
                     canonical_output: false,
                 };
