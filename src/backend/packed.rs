@@ -38,11 +38,13 @@ pub(crate) trait Packed: Copy {
     /// A twiddle register whose lane i holds `w[i >> shift]`
     /// (`w` holds at least `LANES >> shift` twiddles).
     fn load_twiddles(w: &[<Self::F as Field>::Twiddle], shift: usize) -> Self::Twiddle;
-    /// Whether `w` is zero. Only additive (binary-field) twiddles can be:
-    /// the subspace polynomial vanishes at the first block of every layer of
-    /// an unshifted transform, and those products are skipped.
+    /// Whether multiplying by `w` is trivial for this field's butterflies:
+    /// `w` = 0 for additive (binary-field) twiddles — the subspace
+    /// polynomial vanishes at the first block of every layer of an unshifted
+    /// transform — and `w` = 1 for multiplicative ones (the first block of
+    /// every layer of a plain DFT). Those products are skipped.
     #[inline(always)]
-    fn twiddle_is_zero(_w: &<Self::F as Field>::Twiddle) -> bool {
+    fn twiddle_is_trivial(_w: &<Self::F as Field>::Twiddle) -> bool {
         false
     }
 }
@@ -101,15 +103,15 @@ fn run<P: Packed, const R: usize, const KIND: u8>(buf: &mut [P::F], group: &Grou
         for k in 1..R - 1 {
             w[k] = P::broadcast(twiddles[k]);
         }
-        // The first sub-block of every layer has a zero twiddle in the
-        // first block of an unshifted additive transform: that block runs a
-        // variant without those products. Twiddles are public: this branch
-        // depends on the plan, never on the data.
-        let mut first_zero = true;
+        // The first sub-block of every layer has a trivial twiddle in the
+        // first block of an unshifted additive transform (0) or a plain DFT
+        // (1): that block runs a variant without those products. Twiddles
+        // are public: this branch depends on the plan, never on the data.
+        let mut first_trivial = true;
         for i in 0..R.trailing_zeros() as usize {
-            first_zero &= P::twiddle_is_zero(&twiddles[(1 << i) - 1]);
+            first_trivial &= P::twiddle_is_trivial(&twiddles[(1 << i) - 1]);
         }
-        if first_zero {
+        if first_trivial {
             run_block::<P, R, KIND, true>(block, run_len, &w, scale);
         } else {
             run_block::<P, R, KIND, false>(block, run_len, &w, scale);
@@ -118,10 +120,11 @@ fn run<P: Packed, const R: usize, const KIND: u8>(buf: &mut [P::F], group: &Grou
 }
 
 /// The butterfly sets of one block: R runs of `run_len` elements, a
-/// register at a time. `FIRST_ZERO`: the first sub-block of every layer has
-/// a zero twiddle (additive kinds only), and its products are skipped.
+/// register at a time. `FIRST_TRIVIAL`: the first sub-block of every layer
+/// has a trivial twiddle (0 for additive kinds, 1 for multiplicative ones),
+/// and its products are skipped.
 #[inline(always)]
-fn run_block<P: Packed, const R: usize, const KIND: u8, const FIRST_ZERO: bool>(
+fn run_block<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
     block: &mut [P::F],
     run_len: usize,
     w: &[P::Twiddle; R],
@@ -133,7 +136,7 @@ fn run_block<P: Packed, const R: usize, const KIND: u8, const FIRST_ZERO: bool>(
         for (j, v) in x.iter_mut().enumerate().skip(1) {
             *v = P::load(&block[j * run_len + start..], n);
         }
-        butterflies::<P, R, KIND, FIRST_ZERO>(&mut x, w, scale);
+        butterflies::<P, R, KIND, FIRST_TRIVIAL>(&mut x, w, scale);
         for (j, v) in x.iter().enumerate() {
             v.store(&mut block[j * run_len + start..], n);
         }
@@ -191,7 +194,7 @@ fn run_transposed<P: Packed, const R: usize, const KIND: u8>(
 /// All the layers of a butterfly set of R rows in registers (in the kind's
 /// order), then the optional scale.
 #[inline(always)]
-fn butterflies<P: Packed, const R: usize, const KIND: u8, const FIRST_ZERO: bool>(
+fn butterflies<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
     x: &mut [P; R],
     w: &[P::Twiddle; R],
     scale: Option<P::Twiddle>,
@@ -199,11 +202,11 @@ fn butterflies<P: Packed, const R: usize, const KIND: u8, const FIRST_ZERO: bool
     let g = R.trailing_zeros() as usize;
     if KIND == CT || KIND == ADD {
         for i in 0..g {
-            layer::<P, R, KIND, FIRST_ZERO>(x, w, i);
+            layer::<P, R, KIND, FIRST_TRIVIAL>(x, w, i);
         }
     } else {
         for i in (0..g).rev() {
-            layer::<P, R, KIND, FIRST_ZERO>(x, w, i);
+            layer::<P, R, KIND, FIRST_TRIVIAL>(x, w, i);
         }
     }
     if let Some(s) = scale {
@@ -244,10 +247,11 @@ pub(crate) fn transposed_twiddles<T: Copy>(heap: &[T], superblocks: usize) -> Op
     Some(out)
 }
 
-/// Layer i of a butterfly set of R rows in registers. `FIRST_ZERO`: the
-/// twiddle of sub-block 0 is zero (additive kinds), so its products vanish.
+/// Layer i of a butterfly set of R rows in registers. `FIRST_TRIVIAL`: the
+/// twiddle of sub-block 0 is 0 (additive kinds: the product vanishes) or 1
+/// (multiplicative kinds: the product is the factor itself).
 #[inline(always)]
-fn layer<P: Packed, const R: usize, const KIND: u8, const FIRST_ZERO: bool>(
+fn layer<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
     x: &mut [P; R],
     w: &[P::Twiddle; R],
     i: usize,
@@ -258,7 +262,8 @@ fn layer<P: Packed, const R: usize, const KIND: u8, const FIRST_ZERO: bool>(
         for j in k * 2 * half..k * 2 * half + half {
             let (a, b) = (x[j], x[j + half]);
             (x[j], x[j + half]) = match KIND {
-                ADD | ADD_INV if FIRST_ZERO && k == 0 => (a, b.add(a)),
+                ADD | ADD_INV if FIRST_TRIVIAL && k == 0 => (a, b.add(a)),
+                CT | GS if FIRST_TRIVIAL && k == 0 => (a.add(b), a.sub(b)),
                 CT => {
                     let m = b.mul(t);
                     (a.add(m), a.sub(m))

@@ -267,7 +267,7 @@ impl Packed for PackedGf2_64 {
     }
 
     #[inline(always)]
-    fn twiddle_is_zero(w: &Self::F) -> bool {
+    fn twiddle_is_trivial(w: &Self::F) -> bool {
         w.bits() == 0
     }
 }
@@ -455,6 +455,11 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
             }
         }
     }
+
+    #[inline(always)]
+    fn twiddle_is_trivial(w: &Self::F) -> bool {
+        *w == Monty31::<P>::ONE
+    }
 }
 
 /// Goldilocks (p = 2^64 − 2^32 + 1): 8 canonical elements per zmm. Products
@@ -613,5 +618,10 @@ impl Packed for PackedGoldilocks {
             let v = _mm512_maskz_loadu_epi64(lanes_mask(n) as u8, w.as_ptr().cast());
             Self::twiddle(permute2_64(v, &SPREAD_64[shift], v))
         }
+    }
+
+    #[inline(always)]
+    fn twiddle_is_trivial(w: &Goldilocks) -> bool {
+        *w == Goldilocks::ONE
     }
 }

@@ -93,7 +93,7 @@ impl Packed for PackedGf2_64 {
     }
 
     #[inline(always)]
-    fn twiddle_is_zero(w: &Gf2_64) -> bool {
+    fn twiddle_is_trivial(w: &Gf2_64) -> bool {
         w.bits() == 0
     }
 
@@ -259,6 +259,11 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
             (w, vmulq_u32(w, vdupq_n_u32(Monty31::<P>::P_INV)))
         }
     }
+
+    #[inline(always)]
+    fn twiddle_is_trivial(w: &Self::F) -> bool {
+        *w == Monty31::<P>::ONE
+    }
 }
 
 /// Goldilocks, 2 lanes. NEON has no 64 × 64-bit multiply, so products run
@@ -360,5 +365,10 @@ impl Packed for PackedGoldilocks {
     #[inline(always)]
     fn load_twiddles(w: &[Goldilocks], shift: usize) -> [Goldilocks; 2] {
         [w[0], w[1 >> shift]]
+    }
+
+    #[inline(always)]
+    fn twiddle_is_trivial(w: &Goldilocks) -> bool {
+        *w == Goldilocks::ONE
     }
 }
