@@ -139,6 +139,7 @@ pub fn check(case: &Case, valid_sizes: bool) {
                 .retain_prefix(prune);
             run(case, &p, spec.lanes(lanes).batch(batch));
         }
+        1 if case.inverse => run_additive_lde(case, &p, log_n, rate, lanes),
         1 => run(
             case,
             &p,
@@ -221,6 +222,70 @@ pub fn check(case: &Case, valid_sizes: bool) {
             );
         }
     }
+}
+
+/// The additive LDE from 2^(log_n − rate) evaluations to 2^log_n, against
+/// the naive inverse NTT followed by the naive encode; bad sizes must give
+/// the encode's typed error.
+fn run_additive_lde(case: &Case, planner: &Planner, log_n: u32, rate: u32, lanes: usize) {
+    let basis = if case.cantor {
+        Basis::Cantor
+    } else {
+        Basis::Standard
+    };
+    let log_in = log_n.saturating_sub(rate);
+    let encode = Transform::<Gf2_64>::additive_encode(log_in.saturating_add(rate), rate)
+        .basis(basis)
+        .lanes(lanes);
+    let plan = || planner.plan_additive_lde::<Gf2_64>(log_in, rate, basis, lanes);
+    if rate == 0 {
+        let err = plan().err();
+        assert!(
+            matches!(err, Some(Error::Unsupported { .. })),
+            "blowup 2^0 gave {err:?}"
+        );
+        return;
+    }
+    match encode.validate() {
+        Err(invalid) => {
+            let err = plan().expect_err("an invalid LDE planned");
+            assert_eq!(err, invalid, "the LDE's error is the encode's");
+            return;
+        }
+        // Sizes are checked before planning: huge lanes need huge scratch.
+        Ok(()) if encode.output_len().unwrap() > MAX_CHECKED_LEN => return,
+        Ok(()) => {}
+    }
+    let lde = match plan() {
+        Ok(lde) => lde,
+        Err(e @ (Error::Threads { .. } | Error::BackendUnavailable { .. })) => {
+            assert!(!e.to_string().is_empty());
+            return;
+        }
+        Err(e) => panic!("a valid LDE failed to plan: {e}"),
+    };
+    let _ = (lde.to_string(), lde.sweeps());
+    assert_eq!(lde.len(), encode.output_len().unwrap());
+    if log_in > 6 {
+        return;
+    }
+    let mut rng = Rng(case.seed);
+    let evals: Vec<Gf2_64> = (0..lde.input_len())
+        .map(|_| Gf2_64::from_u64(rng.next()))
+        .collect();
+    let intt = Transform::<Gf2_64>::additive_intt(log_in)
+        .basis(basis)
+        .lanes(lanes);
+    let coefficients = reference::evaluate(&intt, &evals).expect("reference");
+    let expected = reference::evaluate(&encode, &coefficients).expect("reference");
+    let out_off = usize::from(case.out_offset % 8);
+    let mut out_buf = vec![Gf2_64::ZERO; lde.len() + out_off];
+    lde.execute_from(&evals, &mut out_buf[out_off..])
+        .expect("execute_from");
+    assert!(
+        out_buf[out_off..] == expected[..],
+        "additive LDE 2^{log_in} -> 2^{log_n} × {lanes} differs from the definition"
+    );
 }
 
 /// A deterministic generator for the data (splitmix64).

@@ -300,3 +300,22 @@ impl<F: Kernels + BinaryField> fmt::Display for AdditiveLdePlan<F> {
         write!(f, "\npredicted: {:.2} sweeps of the output", self.sweeps())
     }
 }
+
+impl<F: Kernels + TwoAdicField> fmt::Debug for LdePlan<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LdePlan")
+            .field("idft", &self.idft)
+            .field("encode", &self.encode)
+            .finish()
+    }
+}
+
+impl<F: Kernels + BinaryField> fmt::Debug for AdditiveLdePlan<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AdditiveLdePlan")
+            .field("first", &self.first)
+            .field("encode", &self.encode)
+            .field("systematic", &self.is_systematic())
+            .finish()
+    }
+}
