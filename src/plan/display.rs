@@ -176,6 +176,10 @@ impl<F: Kernels> fmt::Display for Plan<F> {
         for (i, step) in self.steps.iter().enumerate() {
             match step {
                 Step::Pass(p) => self.fmt_pass(f, i + 1, p)?,
+                Step::BitReverse if i == 0 && self.fuses_reversal() => writeln!(
+                    f,
+                    "step 1     bit-reverse rows (out of place: fused into pass 2, which reads its rows bit-reversed from the input)"
+                )?,
                 Step::BitReverse => writeln!(f, "step {}     bit-reverse rows", i + 1)?,
             }
         }

@@ -15,6 +15,7 @@ use crate::backend::{
     StridedTiles,
 };
 use crate::error::Error;
+use crate::transform::bit_reverse;
 use rayon::prelude::*;
 use std::sync::Mutex;
 
@@ -22,6 +23,14 @@ use std::sync::Mutex;
 enum Scratch<'s, F: Kernels> {
     Pool,
     Caller(Mutex<&'s mut [F]>),
+}
+
+/// How a pass's tiles read a separate source: its rows in order, or row k
+/// from source row BitRev(k) (a fused bit reversal).
+#[derive(Clone, Copy)]
+enum SourceRows<'a, F> {
+    Plain(&'a [F]),
+    BitReversed(&'a [F]),
 }
 
 /// Where the first pass reads from.
@@ -159,10 +168,19 @@ impl<F: Kernels> Plan<F> {
                 }
             }
         }
+        // A bit reversal read from a separate source and followed by a deep
+        // pass (an inverse DFT from natural order, out of place) is fused:
+        // the pass's tiles read their rows bit-reversed straight from the
+        // source, one sweep fewer.
+        let fused_reversal = matches!(source, Source::Buffer(_)) && self.fuses_reversal();
         for (index, step) in self.steps.iter().enumerate() {
             match step {
+                Step::BitReverse if fused_reversal && index == 0 => continue,
                 Step::BitReverse => self.bit_reverse(data, source, threads),
-                Step::Pass(pass) => self.run_pass(index, pass, data, source, scratch, threads),
+                Step::Pass(pass) => {
+                    let reversed = fused_reversal && index == 1;
+                    self.run_pass(index, pass, data, source, reversed, scratch, threads)
+                }
             }
             source = Source::InPlace;
         }
@@ -243,6 +261,24 @@ impl<F: Kernels> Plan<F> {
         }
     }
 
+    /// Whether an out-of-place run skips the first step, a bit reversal,
+    /// because the deep pass after it reads its rows bit-reversed from the
+    /// source.
+    pub(crate) fn fuses_reversal(&self) -> bool {
+        self.source_rows == 1 << self.log_n
+            && matches!(
+                self.steps.as_slice(),
+                [
+                    Step::BitReverse,
+                    Step::Pass(Pass {
+                        kind: PassKind::Deep,
+                        ..
+                    }),
+                    ..
+                ]
+            )
+    }
+
     fn item_len(&self) -> usize {
         self.lanes << self.log_n
     }
@@ -270,6 +306,7 @@ impl<F: Kernels> Plan<F> {
         pass: &Pass,
         data: &mut [F],
         source: Source<'_, F>,
+        reversed: bool,
         scratch: &Scratch<'_, F>,
         threads: bool,
     ) {
@@ -282,6 +319,11 @@ impl<F: Kernels> Plan<F> {
                     .chunks_exact_mut(self.item_len())
                     .zip(input.chunks_exact(source_item))
                 {
+                    let src = if reversed {
+                        SourceRows::BitReversed(src)
+                    } else {
+                        SourceRows::Plain(src)
+                    };
                     self.run_tiles(step, pass, item, Some(src), 0, scratch, parallel);
                 }
             }
@@ -301,7 +343,7 @@ impl<F: Kernels> Plan<F> {
                         step,
                         pass,
                         tail,
-                        Some(&head[..source_item]),
+                        Some(SourceRows::Plain(&head[..source_item])),
                         first_block,
                         scratch,
                         parallel,
@@ -328,7 +370,7 @@ impl<F: Kernels> Plan<F> {
         step: usize,
         pass: &Pass,
         data: &mut [F],
-        source: Option<&[F]>,
+        source: Option<SourceRows<'_, F>>,
         first_block: usize,
         scratch: &Scratch<'_, F>,
         parallel: bool,
@@ -347,12 +389,22 @@ impl<F: Kernels> Plan<F> {
                 let tile_len = pass.blocks_per_tile * block_len;
                 let run = |(t, tile): (usize, &mut [F])| {
                     let block = (first_block + t * pass.blocks_per_tile) % blocks_per_item;
-                    if let Some(src) = source {
-                        for (b, dst) in tile.chunks_exact_mut(unit.min(tile_len)).enumerate() {
-                            let start =
-                                ((block * block_len + b * dst.len()) % unit).min(unit - dst.len());
-                            dst.copy_from_slice(&src[start..start + dst.len()]);
+                    match source {
+                        Some(SourceRows::Plain(src)) => {
+                            for (b, dst) in tile.chunks_exact_mut(unit.min(tile_len)).enumerate() {
+                                let start = ((block * block_len + b * dst.len()) % unit)
+                                    .min(unit - dst.len());
+                                dst.copy_from_slice(&src[start..start + dst.len()]);
+                            }
                         }
+                        Some(SourceRows::BitReversed(src)) => {
+                            let first_row = block << pass.log_block_rows;
+                            for (i, row) in tile.chunks_exact_mut(lanes).enumerate() {
+                                let j = bit_reverse(first_row + i, self.log_n);
+                                row.copy_from_slice(&src[j * lanes..(j + 1) * lanes]);
+                            }
+                        }
+                        None => {}
                     }
                     self.run_groups(step, pass, tile, lanes, block, 0);
                 };
@@ -377,7 +429,12 @@ impl<F: Kernels> Plan<F> {
                     let mut work = |buf: &mut [F]| {
                         let buf = &mut buf[..scratch_len];
                         match source {
-                            Some(src) => tile.gather_from(&src[(block * block_len) % unit..], buf),
+                            Some(SourceRows::Plain(src)) => {
+                                tile.gather_from(&src[(block * block_len) % unit..], buf)
+                            }
+                            Some(SourceRows::BitReversed(_)) => {
+                                unreachable!("only deep passes read a bit-reversed source")
+                            }
                             None => tile.gather(buf),
                         }
                         self.run_groups(

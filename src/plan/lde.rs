@@ -92,7 +92,10 @@ impl<F: Kernels + TwoAdicField> LdePlan<F> {
     /// DFT runs on the first 2^−log_blowup of it).
     pub fn sweeps(&self) -> f64 {
         let ratio = self.idft.len() as f64 / self.encode.len() as f64;
-        self.idft.cost().sweeps as f64 * ratio + self.encode.cost().sweeps as f64
+        // The inverse DFT runs out of place: a leading bit reversal is
+        // fused into its first pass.
+        let idft_sweeps = self.idft.cost().sweeps - usize::from(self.idft.fuses_reversal());
+        idft_sweeps as f64 * ratio + self.encode.cost().sweeps as f64
     }
 
     /// Runs the LDE from `evals` into `out`.
