@@ -300,6 +300,7 @@ impl<F: Kernels> Plan<F> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn run_pass(
         &self,
         step: usize,
