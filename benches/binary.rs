@@ -8,30 +8,20 @@
 //!   and time ÷ kernel bound (butterflies × the kernel's ns per butterfly);
 //! - ours ÷ LchNtt for an NTT of 2^16 × 256 and an LDE of 2^18 × 64 at rate ½
 //!   (`Planner::plan_additive_lde`: systematic at rate ½, so the first half
-//!   is a copy of the input).
+//!   is a copy of the input). LchNtt consumes its input matrix: each run's
+//!   copy is made before its timing starts (`common::median_fresh`).
 //!
 //! `NTTFUSE_BENCH_QUICK=1` shrinks every shape by 2^4 (a smoke run).
 
 mod common;
 
+use common::{median, median_fresh};
+
 use nttfuse::*;
 use p3_binary_dft::{AdditiveNtt, LchNtt};
 use p3_binary_field::Poly64;
 use p3_matrix_09::dense::RowMajorMatrix;
-use std::time::{Duration, Instant};
-
-fn median(runs: usize, mut f: impl FnMut()) -> Duration {
-    f(); // warm-up: first touch, scratch
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[runs / 2]
-}
+use std::time::Duration;
 
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
@@ -149,12 +139,12 @@ fn main() {
         let ours = median(5, || plan.execute_from(&input, &mut out).expect("execute"));
         let theirs_input: Vec<Poly64> = values.iter().map(|&v| Poly64::new(v)).collect();
         let theirs = pool.install(|| {
-            median(5, || {
-                drop(lch.ntt_batch(RowMajorMatrix::new(theirs_input.clone(), lanes)))
-            })
+            median_fresh(
+                5,
+                || theirs_input.clone(),
+                |input| lch.ntt_batch(RowMajorMatrix::new(input, lanes)),
+            )
         });
-        let clone = pool.install(|| median(5, || drop(std::hint::black_box(theirs_input.clone()))));
-        let theirs = theirs.saturating_sub(clone); // their API consumes the matrix: do not charge them the copy
         println!(
             "{:<34} {:>7} {:>10.1} {:>10.1} {:>8.2}",
             format!("NTT 2^{log_n} × {lanes}"),
@@ -177,12 +167,12 @@ fn main() {
         });
         let theirs_input: Vec<Poly64> = values.iter().map(|&v| Poly64::new(v)).collect();
         let theirs = pool.install(|| {
-            median(5, || {
-                drop(lch.lde_batch(RowMajorMatrix::new(theirs_input.clone(), lanes), 1))
-            })
+            median_fresh(
+                5,
+                || theirs_input.clone(),
+                |input| lch.lde_batch(RowMajorMatrix::new(input, lanes), 1),
+            )
         });
-        let clone = pool.install(|| median(5, || drop(std::hint::black_box(theirs_input.clone()))));
-        let theirs = theirs.saturating_sub(clone);
         println!(
             "{:<34} {:>7} {:>10.1} {:>10.1} {:>8.2}",
             format!("LDE 2^{log_n} × {lanes}, rate 1/2"),

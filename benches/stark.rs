@@ -4,8 +4,9 @@
 //! `cargo bench --bench stark` prints one table of medians. Plonky3 is
 //! measured with `Radix2DitParallel`, `Radix2DFTSmallBatch` and
 //! `RecursiveDft` (31-bit fields); the best of them is the reference. Its
-//! APIs consume their input matrix, so the time of copying the input is
-//! measured and subtracted from theirs. Plonky3's SIMD packings are chosen at
+//! APIs consume their input matrix, so each run's copy of the input is made
+//! before its timing starts (`common::median_fresh`; subtracting a separately
+//! measured copy time proved unstable on a noisy host). Plonky3's SIMD packings are chosen at
 //! compile time: run with `RUSTFLAGS="-C target-cpu=native"` to give it its
 //! AVX-512 code (nttfuse detects features at run time either way).
 //!
@@ -19,24 +20,13 @@
 
 mod common;
 
+use common::{median, median_fresh};
+
 use nttfuse::*;
 use p3_dft::{Radix2DFTSmallBatch, Radix2DitParallel, TwoAdicSubgroupDft};
 use p3_field::PrimeCharacteristicRing;
 use p3_matrix::dense::RowMajorMatrix;
-use std::time::{Duration, Instant};
-
-fn median(runs: usize, mut f: impl FnMut()) -> Duration {
-    f();
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[runs / 2]
-}
+use std::time::Duration;
 
 /// Whether the row `id` was asked for (`NTTFUSE_BENCH_ONLY`, default all).
 fn wanted(id: &str) -> bool {
@@ -117,11 +107,6 @@ fn tfhe_row(log_n: u32) {
     .print();
 }
 
-/// Their time minus the time of cloning the input they consume.
-fn net(total: Duration, clone: Duration) -> Duration {
-    total.saturating_sub(clone)
-}
-
 /// Runs `$f` with Plonky3's `RecursiveDft` (31-bit Montgomery fields only).
 macro_rules! recursive {
     (true, $theirs:ty, $n:expr, $f:expr) => {
@@ -154,31 +139,28 @@ macro_rules! dft_rows {
             .num_threads(threads)
             .build()
             .expect("pool");
-        let clone = pool.install(|| median(5, || drop(std::hint::black_box(theirs_input.clone()))));
         let mut theirs = Vec::new();
         let parallel = Radix2DitParallel::<$theirs>::default();
         theirs.push((
             "Radix2DitParallel",
-            net(
-                pool.install(|| {
-                    median(5, || {
-                        drop(parallel.dft_batch(RowMajorMatrix::new(theirs_input.clone(), lanes)))
-                    })
-                }),
-                clone,
-            ),
+            pool.install(|| {
+                median_fresh(
+                    5,
+                    || theirs_input.clone(),
+                    |input| parallel.dft_batch(RowMajorMatrix::new(input, lanes)),
+                )
+            }),
         ));
         let small = Radix2DFTSmallBatch::<$theirs>::default();
         theirs.push((
             "Radix2DFTSmallBatch",
-            net(
-                pool.install(|| {
-                    median(5, || {
-                        drop(small.dft_batch(RowMajorMatrix::new(theirs_input.clone(), lanes)))
-                    })
-                }),
-                clone,
-            ),
+            pool.install(|| {
+                median_fresh(
+                    5,
+                    || theirs_input.clone(),
+                    |input| small.dft_batch(RowMajorMatrix::new(input, lanes)),
+                )
+            }),
         ));
         recursive!(
             $recursive,
@@ -187,19 +169,13 @@ macro_rules! dft_rows {
             |recursive: &p3_monty_31::dft::RecursiveDft<$theirs>| {
                 theirs.push((
                     "RecursiveDft",
-                    net(
-                        pool.install(|| {
-                            median(5, || {
-                                drop(
-                                    recursive.dft_batch(RowMajorMatrix::new(
-                                        theirs_input.clone(),
-                                        lanes,
-                                    )),
-                                )
-                            })
-                        }),
-                        clone,
-                    ),
+                    pool.install(|| {
+                        median_fresh(
+                            5,
+                            || theirs_input.clone(),
+                            |input| recursive.dft_batch(RowMajorMatrix::new(input, lanes)),
+                        )
+                    }),
                 ));
             }
         );
@@ -242,39 +218,28 @@ macro_rules! lde_rows {
             .num_threads(threads)
             .build()
             .expect("pool");
-        let clone = pool.install(|| median(5, || drop(std::hint::black_box(theirs_input.clone()))));
         let mut theirs = Vec::new();
         let parallel = Radix2DitParallel::<$theirs>::default();
         theirs.push((
             "Radix2DitParallel",
-            net(
-                pool.install(|| {
-                    median(5, || {
-                        drop(parallel.coset_lde_batch(
-                            RowMajorMatrix::new(theirs_input.clone(), lanes),
-                            1,
-                            shift,
-                        ))
-                    })
-                }),
-                clone,
-            ),
+            pool.install(|| {
+                median_fresh(
+                    5,
+                    || theirs_input.clone(),
+                    |input| parallel.coset_lde_batch(RowMajorMatrix::new(input, lanes), 1, shift),
+                )
+            }),
         ));
         let small = Radix2DFTSmallBatch::<$theirs>::default();
         theirs.push((
             "Radix2DFTSmallBatch",
-            net(
-                pool.install(|| {
-                    median(5, || {
-                        drop(small.coset_lde_batch(
-                            RowMajorMatrix::new(theirs_input.clone(), lanes),
-                            1,
-                            shift,
-                        ))
-                    })
-                }),
-                clone,
-            ),
+            pool.install(|| {
+                median_fresh(
+                    5,
+                    || theirs_input.clone(),
+                    |input| small.coset_lde_batch(RowMajorMatrix::new(input, lanes), 1, shift),
+                )
+            }),
         ));
         recursive!(
             $recursive,
@@ -283,18 +248,19 @@ macro_rules! lde_rows {
             |recursive: &p3_monty_31::dft::RecursiveDft<$theirs>| {
                 theirs.push((
                     "RecursiveDft",
-                    net(
-                        pool.install(|| {
-                            median(5, || {
-                                drop(recursive.coset_lde_batch(
-                                    RowMajorMatrix::new(theirs_input.clone(), lanes),
+                    pool.install(|| {
+                        median_fresh(
+                            5,
+                            || theirs_input.clone(),
+                            |input| {
+                                recursive.coset_lde_batch(
+                                    RowMajorMatrix::new(input, lanes),
                                     1,
                                     shift,
-                                ))
-                            })
-                        }),
-                        clone,
-                    ),
+                                )
+                            },
+                        )
+                    }),
                 ));
             }
         );
