@@ -15,18 +15,7 @@ pub fn sweep(words: &mut [u64]) {
 /// The median of `runs` timings of `f` after one warm-up run; what `f`
 /// returns is dropped after its timing stops.
 pub fn median<R>(runs: usize, mut f: impl FnMut() -> R) -> std::time::Duration {
-    drop(f());
-    let mut times: Vec<std::time::Duration> = (0..runs)
-        .map(|_| {
-            let start = std::time::Instant::now();
-            let out = f();
-            let elapsed = start.elapsed();
-            drop(out);
-            elapsed
-        })
-        .collect();
-    times.sort();
-    times[runs / 2]
+    median_fresh(runs, || (), |()| f())
 }
 
 /// [`median`] for APIs that consume their input (Plonky3's `dft_batch` takes

@@ -100,13 +100,7 @@ impl<F: Kernels + TwoAdicField> LdePlan<F> {
 
     /// Runs the LDE from `evals` into `out`.
     pub fn execute_from(&self, evals: &[F], out: &mut [F]) -> Result<(), Error> {
-        if out.len() != self.len() {
-            return Err(Error::LengthMismatch {
-                what: "output",
-                expected: self.len(),
-                got: out.len(),
-            });
-        }
+        output_len_is(self.len(), out)?;
         let n = self.idft.len();
         self.idft.execute_from(evals, &mut out[..n])?;
         self.encode.execute(out)
@@ -260,13 +254,7 @@ impl<F: Kernels + BinaryField> AdditiveLdePlan<F> {
 
     /// Runs the LDE from `evals` into `out`.
     pub fn execute_from(&self, evals: &[F], out: &mut [F]) -> Result<(), Error> {
-        if out.len() != self.len() {
-            return Err(Error::LengthMismatch {
-                what: "output",
-                expected: self.len(),
-                got: out.len(),
-            });
-        }
+        output_len_is(self.len(), out)?;
         let n = self.first.len();
         match &self.encode {
             None => {
@@ -320,5 +308,18 @@ impl<F: Kernels + BinaryField> fmt::Debug for AdditiveLdePlan<F> {
             .field("encode", &self.encode)
             .field("systematic", &self.is_systematic())
             .finish()
+    }
+}
+
+/// `Ok` when `out` holds `expected` elements, else the typed length error.
+fn output_len_is<F>(expected: usize, out: &[F]) -> Result<(), Error> {
+    if out.len() == expected {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch {
+            what: "output",
+            expected,
+            got: out.len(),
+        })
     }
 }
