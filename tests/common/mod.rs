@@ -37,6 +37,16 @@ pub fn planner(budgets: Budgets, threads: usize) -> Planner {
         .budgets(budgets)
 }
 
+/// The scalar backend on 1 and 2 threads, and the detected backend on all
+/// threads: every planner a bit-identity check runs under.
+pub fn every_planner(budgets: Budgets) -> [Planner; 3] {
+    [
+        planner(budgets, 1),
+        planner(budgets, 2),
+        Planner::new().budgets(budgets),
+    ]
+}
+
 /// Plans and runs `spec` out of place on `input`.
 pub fn run<F: Kernels>(planner: &Planner, spec: &Transform<F>, input: &[F]) -> Vec<F> {
     let plan = planner.plan(spec).expect("plan");

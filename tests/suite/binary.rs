@@ -231,12 +231,7 @@ fn pruned_ntt_equals_the_prefix_of_the_full_one() {
             if reference::evaluate(&pruned, &input).unwrap() != expected {
                 return false;
             }
-            let planners = [
-                planner(budgets, 1),
-                planner(budgets, 2),
-                Planner::new().budgets(budgets),
-            ];
-            planners.iter().all(|p| {
+            every_planner(budgets).iter().all(|p| {
                 let plan = p.plan(&pruned).unwrap();
                 let mut out = vec![Gf2_64::ZERO; plan.len()];
                 plan.execute_from(&input, &mut out).unwrap();
@@ -330,12 +325,7 @@ fn additive_lde_equals_intt_then_encode() {
                     return false;
                 }
             }
-            let planners = [
-                planner(budgets, 1),
-                planner(budgets, 2),
-                Planner::new().budgets(budgets),
-            ];
-            planners.iter().all(|p| {
+            every_planner(budgets).iter().all(|p| {
                 let lde = p
                     .plan_additive_lde::<Gf2_64>(log_n, log_blowup, basis, lanes)
                     .unwrap();
