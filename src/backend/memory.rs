@@ -136,7 +136,7 @@ pub struct TileRows<'t, F> {
     _tile: PhantomData<&'t mut [F]>,
 }
 
-impl<F: Copy> TileRows<'_, F> {
+impl<'t, F: Copy> TileRows<'t, F> {
     /// Index of the block (within the data given to [`StridedTiles::new`]).
     pub fn block(&self) -> usize {
         self.block
@@ -148,6 +148,48 @@ impl<F: Copy> TileRows<'_, F> {
 
     fn run_start(&self, j: usize) -> usize {
         (self.first_row + j * self.stride) * self.width
+    }
+
+    /// The tile's runs as rows a kernel reads in place of scratch rows
+    /// (run j ↔ scratch row j): the gather, fused into the first group.
+    pub fn rows_from(&self) -> RowsFrom<'t, F> {
+        let run = self.run_len();
+        let pitch = self.stride * self.width;
+        RowsFrom {
+            // The runs are the tile's own; the shape was checked by
+            // `StridedTiles::new` (the last run ends inside the data).
+            ptr: self.data.0.wrapping_add(self.run_start(0)),
+            pitch,
+            rows: self.group_rows,
+            width: run,
+            _data: PhantomData,
+        }
+    }
+
+    /// The tile's runs as rows a kernel writes in place of scratch rows: the
+    /// scatter, fused into the last group.
+    pub fn rows_to(&mut self) -> RowsTo<'_, F> {
+        let run = self.run_len();
+        let pitch = self.stride * self.width;
+        RowsTo {
+            ptr: self.data.0.wrapping_add(self.run_start(0)),
+            pitch,
+            rows: self.group_rows,
+            width: run,
+            _data: PhantomData,
+        }
+    }
+
+    /// The same runs of `source` (one block laid out like the data's
+    /// blocks) as rows to read: [`TileRows::gather_from`], fused.
+    pub fn rows_of<'s>(&self, source: &'s [F]) -> RowsFrom<'s, F> {
+        let start = self.offset_in_block * self.width;
+        RowsFrom::new(
+            &source[start..],
+            self.group_rows,
+            self.run_len(),
+            self.stride * self.width,
+        )
     }
 
     /// Copies the tile into `scratch` as `group_rows` rows of `chunk · width`.
@@ -360,5 +402,90 @@ pub fn bit_reverse_rows_from<F: Copy + Send + Sync>(
         out.par_chunks_exact_mut(width).enumerate().for_each(copy);
     } else {
         out.chunks_exact_mut(width).enumerate().for_each(copy);
+    }
+}
+
+/// Rows of another buffer, `pitch` elements apart, that a register group
+/// reads its input from in place of its own buffer's rows: row i of the
+/// group's buffer ↔ the elements at `i · pitch ..` here. A gathered pass's
+/// first group loads its tile straight from the data this way, with no copy
+/// into scratch. Only the executor builds one, from a tile it owns.
+#[derive(Clone, Copy, Debug)]
+pub struct RowsFrom<'a, F> {
+    ptr: *const F,
+    pitch: usize,
+    rows: usize,
+    width: usize,
+    _data: PhantomData<&'a [F]>,
+}
+
+/// As [`RowsFrom`], for a group's output: its last group stores the tile
+/// straight back to the data's rows.
+#[derive(Debug)]
+pub struct RowsTo<'a, F> {
+    ptr: *mut F,
+    pitch: usize,
+    rows: usize,
+    width: usize,
+    _data: PhantomData<&'a mut [F]>,
+}
+
+/// Where a register group's rows come from and go to when they are not its
+/// own buffer's (see [`RowsFrom`]). The default for both is the buffer.
+#[derive(Debug, Default)]
+pub struct RowMoves<'a, F> {
+    pub(crate) from: Option<RowsFrom<'a, F>>,
+    pub(crate) to: Option<RowsTo<'a, F>>,
+}
+
+impl<'a, F: Copy> RowsFrom<'a, F> {
+    /// `rows` rows of `width` elements, `pitch` apart, from the start of `source`.
+    pub(crate) fn new(source: &'a [F], rows: usize, width: usize, pitch: usize) -> Self {
+        assert!(rows > 0 && width <= pitch && (rows - 1) * pitch + width <= source.len());
+        Self {
+            ptr: source.as_ptr(),
+            pitch,
+            rows,
+            width,
+            _data: PhantomData,
+        }
+    }
+
+    /// Row `i` (`width` elements).
+    #[inline(always)]
+    pub(crate) fn row(&self, i: usize) -> &[F] {
+        assert!(i < self.rows);
+        // SAFETY: `new` checked that every row lies inside `source`, which
+        // this borrows for 'a; nothing writes those rows while it lives.
+        unsafe { core::slice::from_raw_parts(self.ptr.add(i * self.pitch), self.width) }
+    }
+
+    /// Copies row i into `buf`'s row i, for every row: the move a kernel
+    /// that cannot fuse it makes first.
+    pub(crate) fn copy_into(&self, buf: &mut [F]) {
+        for (i, dst) in buf.chunks_exact_mut(self.width).take(self.rows).enumerate() {
+            dst.copy_from_slice(self.row(i));
+        }
+    }
+}
+
+impl<'a, F: Copy> RowsTo<'a, F> {
+    /// Row `i` (`width` elements), to write. The caller holds no other
+    /// reference into row i while the returned slice lives.
+    #[inline(always)]
+    pub(crate) fn row(&mut self, i: usize) -> &mut [F] {
+        assert!(i < self.rows);
+        // SAFETY: the constructor (`TileRows::rows_to`) made every row lie
+        // inside the tile's data, whose rows the tile owns alone for 'a;
+        // `&mut self` makes this slice the only access through it.
+        unsafe { core::slice::from_raw_parts_mut(self.ptr.add(i * self.pitch), self.width) }
+    }
+
+    /// Copies `buf`'s rows back to these: the move a kernel that cannot fuse
+    /// it makes last.
+    pub(crate) fn copy_from(&mut self, buf: &[F]) {
+        for (i, src) in buf.chunks_exact(self.width).take(self.rows).enumerate() {
+            self.row(i).copy_from_slice(src);
+        }
     }
 }

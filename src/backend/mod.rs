@@ -31,7 +31,8 @@ mod packed;
 mod scalar;
 
 pub use memory::{
-    bit_reverse_rows, bit_reverse_rows_from, transpose_rows_from, StridedTiles, TileRows,
+    bit_reverse_rows, bit_reverse_rows_from, transpose_rows_from, RowMoves, RowsFrom, RowsTo,
+    StridedTiles, TileRows,
 };
 
 use crate::error::Error;
@@ -224,6 +225,31 @@ pub trait Kernels: Field {
         let _ = backend;
         scalar::run_group(buf, group);
     }
+
+    /// [`Kernels::run_group`] with the group's input rows read from
+    /// `moves.from` and its output rows written to `moves.to` where given,
+    /// in place of `buf`'s rows: a gathered pass's gather and scatter. The
+    /// default copies the rows through `buf` around the group; SIMD kernels
+    /// load and store them directly, which saves a pass through L1.
+    fn run_group_moving(
+        backend: Backend,
+        buf: &mut [Self],
+        group: &GroupKernel<'_, Self>,
+        moves: &mut RowMoves<'_, Self>,
+    ) {
+        moves_around(buf, moves, |buf| Self::run_group(backend, buf, group));
+    }
+}
+
+/// Runs `run` on `buf` between the copies `moves` asks for.
+fn moves_around<F: Copy>(buf: &mut [F], moves: &mut RowMoves<'_, F>, run: impl FnOnce(&mut [F])) {
+    if let Some(from) = &moves.from {
+        from.copy_into(buf);
+    }
+    run(buf);
+    if let Some(to) = &mut moves.to {
+        to.copy_from(buf);
+    }
 }
 
 /// Fields with a packed SIMD form: the generic packed kernel on AVX-512 and
@@ -303,6 +329,26 @@ macro_rules! packed_kernels {
                         assert!(!group.whole_block, "transposed groups run on SIMD backends");
                         scalar::run_group(buf, group)
                     }
+                }
+            }
+            fn run_group_moving(
+                backend: Backend,
+                buf: &mut [Self],
+                group: &GroupKernel<'_, Self>,
+                moves: &mut RowMoves<'_, Self>,
+            ) {
+                match backend {
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: as in `run_group`.
+                    Backend::Avx512 if packed_rows_fill_registers(group, $avx_lanes) => unsafe {
+                        avx512::packed::run_group_moving::<$avx>(buf, group, moves)
+                    },
+                    #[cfg(target_arch = "aarch64")]
+                    // SAFETY: as in `run_group`.
+                    Backend::Neon if packed_rows_fill_registers(group, $neon_lanes) => unsafe {
+                        neon::packed::run_group_moving::<$neon>(buf, group, moves)
+                    },
+                    _ => moves_around(buf, moves, |buf| Self::run_group(backend, buf, group)),
                 }
             }
         }
@@ -450,7 +496,30 @@ fn packed_runs_fill_registers<F: Field>(group: &GroupKernel<'_, F>, lanes: usize
     (group.width << group.log_rows) >> group.log_radix >= lanes
 }
 
+/// Whether a group's rows are whole registers of `lanes` elements, as the
+/// packed kernel that moves rows needs (it loads row by row).
+fn packed_rows_fill_registers<F: Field>(group: &GroupKernel<'_, F>, lanes: usize) -> bool {
+    !group.whole_block
+        && group.width.is_multiple_of(lanes)
+        && packed_runs_fill_registers(group, lanes)
+}
+
 impl Backend {
+    /// [`Backend::run_group`] with row moves (see [`Kernels::run_group_moving`]).
+    pub(crate) fn run_group_moving<F: Kernels>(
+        self,
+        buf: &mut [F],
+        group: &GroupKernel<'_, F>,
+        moves: &mut RowMoves<'_, F>,
+    ) {
+        let sb_len = group.width << group.log_rows;
+        assert!(
+            sb_len > 0 && buf.len().is_multiple_of(sb_len),
+            "buffer is whole super-blocks"
+        );
+        F::run_group_moving(self, buf, group, moves);
+    }
+
     /// Runs `group` on every super-block of `buf`.
     ///
     /// `buf.len()` must be a multiple of `width · 2^log_rows` and `twiddles`

@@ -8,7 +8,7 @@
 //! (SIMD along the run). Each (radix, butterfly) pair is its own monomorphic
 //! loop; no branch or index depends on element values.
 
-use crate::backend::GroupKernel;
+use crate::backend::{GroupKernel, RowMoves};
 use crate::field::Field;
 use crate::transform::ButterflyKind;
 
@@ -80,6 +80,35 @@ pub(crate) fn run_group_generic<P: Packed>(buf: &mut [P::F], group: &GroupKernel
     }
 }
 
+/// [`run_group_generic`] with row moves: the group reads its input rows
+/// from `moves.from` and writes its output rows to `moves.to` where given
+/// (a gathered pass's tile, straight from and to the data), else from and to
+/// `buf`. Rows are whole registers (checked by the caller).
+#[inline(always)]
+pub(crate) fn run_group_moving_generic<P: Packed>(
+    buf: &mut [P::F],
+    group: &GroupKernel<'_, P::F>,
+    moves: &mut RowMoves<'_, P::F>,
+) {
+    macro_rules! by_kind {
+        ($r:literal) => {
+            match group.kind {
+                ButterflyKind::CooleyTukey => run_moving::<P, $r, CT>(buf, group, moves),
+                ButterflyKind::GentlemanSande => run_moving::<P, $r, GS>(buf, group, moves),
+                ButterflyKind::Additive => run_moving::<P, $r, ADD>(buf, group, moves),
+                ButterflyKind::AdditiveInverse => run_moving::<P, $r, ADD_INV>(buf, group, moves),
+            }
+        };
+    }
+    match group.log_radix {
+        1 => by_kind!(2),
+        2 => by_kind!(4),
+        3 => by_kind!(8),
+        4 => by_kind!(16),
+        g => panic!("packed register groups merge 1 to 4 layers, not {g}"),
+    }
+}
+
 const CT: u8 = 0;
 const GS: u8 = 1;
 const ADD: u8 = 2;
@@ -115,6 +144,104 @@ fn run<P: Packed, const R: usize, const KIND: u8>(buf: &mut [P::F], group: &Grou
             run_block::<P, R, KIND, true>(block, run_len, &w, scale);
         } else {
             run_block::<P, R, KIND, false>(block, run_len, &w, scale);
+        }
+    }
+}
+
+/// [`run`], row by row, with the rows' loads and stores going where `moves`
+/// says.
+#[inline(always)]
+fn run_moving<P: Packed, const R: usize, const KIND: u8>(
+    buf: &mut [P::F],
+    group: &GroupKernel<'_, P::F>,
+    moves: &mut RowMoves<'_, P::F>,
+) {
+    let width = group.width;
+    let block_rows = 1usize << group.log_rows;
+    let block_len = width << group.log_rows;
+    let rows_per_run = block_rows / R;
+    assert!(rows_per_run > 0 && width.is_multiple_of(P::LANES) && buf.len() % block_len == 0);
+    let scale = group
+        .scale
+        .map(|s| P::broadcast(<P::F as Field>::prepare_twiddle(s)));
+    for (b, (block, twiddles)) in buf
+        .chunks_exact_mut(block_len)
+        .zip(group.twiddles.chunks_exact(R - 1).cycle())
+        .enumerate()
+    {
+        let mut w = [P::broadcast(twiddles[0]); R];
+        for k in 1..R - 1 {
+            w[k] = P::broadcast(twiddles[k]);
+        }
+        let mut first_trivial = true;
+        for i in 0..R.trailing_zeros() as usize {
+            first_trivial &= P::twiddle_is_trivial(&twiddles[(1 << i) - 1]);
+        }
+        let rows = BlockRows {
+            first: b * block_rows,
+            per_run: rows_per_run,
+            width,
+        };
+        if first_trivial {
+            run_block_moving::<P, R, KIND, true>(block, rows, &w, scale, moves);
+        } else {
+            run_block_moving::<P, R, KIND, false>(block, rows, &w, scale, moves);
+        }
+    }
+}
+
+/// Where a block's rows are: `first` is its first row's index in the group's
+/// buffer, run j of a butterfly set is rows `j·per_run ..` of the block.
+#[derive(Clone, Copy)]
+struct BlockRows {
+    first: usize,
+    per_run: usize,
+    width: usize,
+}
+
+/// The register at column `c` of row `row` of the block, from `moves.from`
+/// when given.
+#[inline(always)]
+fn load_row<P: Packed>(
+    block: &[P::F],
+    moves: &RowMoves<'_, P::F>,
+    rows: BlockRows,
+    row: usize,
+    c: usize,
+) -> P {
+    match &moves.from {
+        Some(from) => P::load(&from.row(rows.first + row)[c..], P::LANES),
+        None => P::load(&block[row * rows.width + c..], P::LANES),
+    }
+}
+
+/// [`run_block`] row by row: the register at column c of row r of run j
+/// comes from `moves.from` (or the block) and goes to `moves.to` (or the
+/// block).
+#[inline(always)]
+fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
+    block: &mut [P::F],
+    rows: BlockRows,
+    w: &[P::Twiddle; R],
+    scale: Option<P::Twiddle>,
+    moves: &mut RowMoves<'_, P::F>,
+) {
+    let width = rows.width;
+    for r in 0..rows.per_run {
+        for c in (0..width).step_by(P::LANES) {
+            // Plain calls, not closures (see `run`).
+            let mut x = [load_row::<P>(block, moves, rows, r, c); R];
+            for (j, v) in x.iter_mut().enumerate().skip(1) {
+                *v = load_row::<P>(block, moves, rows, j * rows.per_run + r, c);
+            }
+            butterflies::<P, R, KIND, FIRST_TRIVIAL>(&mut x, w, scale);
+            for (j, v) in x.iter().enumerate() {
+                let row = j * rows.per_run + r;
+                match &mut moves.to {
+                    Some(to) => v.store(&mut to.row(rows.first + row)[c..], P::LANES),
+                    None => v.store(&mut block[row * width + c..], P::LANES),
+                }
+            }
         }
     }
 }

@@ -11,8 +11,8 @@
 
 use super::{Pass, PassKind, Plan, Step};
 use crate::backend::{
-    bit_reverse_rows, bit_reverse_rows_from, transpose_rows_from, GroupKernel, Kernels,
-    StridedTiles,
+    bit_reverse_rows, bit_reverse_rows_from, transpose_rows_from, GroupKernel, Kernels, RowMoves,
+    RowsFrom, RowsTo, StridedTiles,
 };
 use crate::error::Error;
 use crate::transform::bit_reverse;
@@ -407,7 +407,7 @@ impl<F: Kernels> Plan<F> {
                         }
                         None => {}
                     }
-                    self.run_groups(step, pass, tile, lanes, block, 0);
+                    self.run_groups(step, pass, tile, lanes, block, 0, None);
                 };
                 if parallel {
                     data.par_chunks_mut(tile_len).enumerate().for_each(run);
@@ -429,6 +429,31 @@ impl<F: Kernels> Plan<F> {
                     let block = (first_block + tile.block()) % blocks_per_item;
                     let mut work = |buf: &mut [F]| {
                         let buf = &mut buf[..scratch_len];
+                        let row_shift = pass.log_block_rows - pass.layers.len();
+                        if !(source.is_some() && pass.streams) {
+                            // The gather and the scatter ride on the first
+                            // and last groups' loads and stores.
+                            let from = match source {
+                                Some(SourceRows::Plain(src)) => {
+                                    tile.rows_of(&src[(block * block_len) % unit..])
+                                }
+                                Some(SourceRows::BitReversed(_)) => {
+                                    unreachable!("only deep passes read a bit-reversed source")
+                                }
+                                None => tile.rows_from(),
+                            };
+                            let moves = (from, tile.rows_to());
+                            self.run_groups(
+                                step,
+                                pass,
+                                buf,
+                                lanes * pass.chunk_rows,
+                                block,
+                                row_shift,
+                                Some(moves),
+                            );
+                            return;
+                        }
                         match source {
                             Some(SourceRows::Plain(src)) => {
                                 tile.gather_from(&src[(block * block_len) % unit..], buf)
@@ -444,13 +469,10 @@ impl<F: Kernels> Plan<F> {
                             buf,
                             lanes * pass.chunk_rows,
                             block,
-                            pass.log_block_rows - pass.layers.len(),
+                            row_shift,
+                            None,
                         );
-                        if source.is_some() && pass.streams {
-                            tile.scatter_streaming(buf);
-                        } else {
-                            tile.scatter(buf);
-                        }
+                        tile.scatter_streaming(buf);
                     };
                     match scratch {
                         Scratch::Pool => self.scratch.with(work),
@@ -466,6 +488,10 @@ impl<F: Kernels> Plan<F> {
     /// Runs the pass's groups on `buf`: consecutive blocks of the pass's first
     /// layer starting at `block`, rows of `width` elements, each block
     /// 2^(log_block_rows − row_shift) rows of `buf`.
+    /// `moves`: the tile's rows, which the first group reads and the last
+    /// group writes in place of `buf`'s (a gathered pass's fused gather and
+    /// scatter).
+    #[allow(clippy::too_many_arguments)]
     fn run_groups(
         &self,
         step: usize,
@@ -474,7 +500,13 @@ impl<F: Kernels> Plan<F> {
         width: usize,
         block: usize,
         row_shift: usize,
+        moves: Option<(RowsFrom<'_, F>, RowsTo<'_, F>)>,
     ) {
+        let (mut from, mut to) = match moves {
+            Some((from, to)) => (Some(from), Some(to)),
+            None => (None, None),
+        };
+        let last = pass.groups.len() - 1;
         let x = pass.layers.start;
         let block_rows_log = pass.log_block_rows - row_shift;
         let block_len = width << block_rows_log;
@@ -482,25 +514,31 @@ impl<F: Kernels> Plan<F> {
         // through the twiddles of at most one item's blocks.
         let blocks_per_item = 1usize << (self.log_n - pass.log_block_rows);
         let blocks = (buf.len() / block_len).min(blocks_per_item);
-        for (group, table) in pass.groups.iter().zip(&self.twiddles[step]) {
+        for (index, (group, table)) in pass.groups.iter().zip(&self.twiddles[step]).enumerate() {
             let p = group.layers.start;
             let g = group.layers.len();
             let per_block = table.per_superblock << (p - x);
             let first = block * per_block;
-            self.backend.run_group(
-                buf,
-                &GroupKernel {
-                    log_radix: g,
-                    log_rows: block_rows_log - (p - x),
-                    width,
-                    kind: group.kind,
-                    twiddles: &table.data[first..first + blocks * per_block],
-                    scale: if group.scales { self.scale } else { None },
-                    input_bound: group.bounds.map_or(1, |b| b.input),
-                    canonical_output: group.canonical_output,
-                    whole_block: group.whole_block,
-                },
-            );
+            let kernel = GroupKernel {
+                log_radix: g,
+                log_rows: block_rows_log - (p - x),
+                width,
+                kind: group.kind,
+                twiddles: &table.data[first..first + blocks * per_block],
+                scale: if group.scales { self.scale } else { None },
+                input_bound: group.bounds.map_or(1, |b| b.input),
+                canonical_output: group.canonical_output,
+                whole_block: group.whole_block,
+            };
+            let mut moves = RowMoves {
+                from: from.take(),
+                to: if index == last { to.take() } else { None },
+            };
+            if moves.from.is_none() && moves.to.is_none() {
+                self.backend.run_group(buf, &kernel);
+            } else {
+                self.backend.run_group_moving(buf, &kernel, &mut moves);
+            }
         }
     }
 }

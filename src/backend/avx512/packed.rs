@@ -3,8 +3,8 @@
 //! Montgomery fields) per zmm. Tails shorter than a register use masked
 //! loads and stores.
 
-use crate::backend::packed::{run_group_generic, Packed};
-use crate::backend::GroupKernel;
+use crate::backend::packed::{run_group_generic, run_group_moving_generic, Packed};
+use crate::backend::{GroupKernel, RowMoves};
 use crate::field::FOLD_TOP_NIBBLE;
 use core::arch::x86_64::*;
 
@@ -166,6 +166,19 @@ fn permute2_64(a: __m512i, idx: &[u64; 8], b: __m512i) -> __m512i {
 #[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,vpclmulqdq")]
 pub(crate) unsafe fn run_group<P: Packed>(buf: &mut [P::F], group: &GroupKernel<'_, P::F>) {
     run_group_generic::<P>(buf, group)
+}
+
+/// [`run_group`] with row moves (a gathered pass's fused gather and scatter).
+///
+/// # Safety
+/// As [`run_group`].
+#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,vpclmulqdq")]
+pub(crate) unsafe fn run_group_moving<P: Packed>(
+    buf: &mut [P::F],
+    group: &GroupKernel<'_, P::F>,
+    moves: &mut RowMoves<'_, P::F>,
+) {
+    run_group_moving_generic::<P>(buf, group, moves)
 }
 
 /// GF(2^64): 8 elements per zmm. Products: `vpclmulqdq` on the even and the

@@ -3,8 +3,8 @@
 //! Montgomery fields) per q register. Tails shorter than a register go
 //! through a small stack buffer.
 
-use crate::backend::packed::{run_group_generic, Packed};
-use crate::backend::GroupKernel;
+use crate::backend::packed::{run_group_generic, run_group_moving_generic, Packed};
+use crate::backend::{GroupKernel, RowMoves};
 use crate::field::FOLD_TOP_NIBBLE;
 use crate::field::{Gf2_64, Monty31, MontyParams};
 use core::arch::aarch64::*;
@@ -17,6 +17,19 @@ use core::arch::aarch64::*;
 #[target_feature(enable = "neon,aes")]
 pub(crate) unsafe fn run_group<P: Packed>(buf: &mut [P::F], group: &GroupKernel<'_, P::F>) {
     run_group_generic::<P>(buf, group)
+}
+
+/// [`run_group`] with row moves (a gathered pass's fused gather and scatter).
+///
+/// # Safety
+/// As [`run_group`].
+#[target_feature(enable = "neon,aes")]
+pub(crate) unsafe fn run_group_moving<P: Packed>(
+    buf: &mut [P::F],
+    group: &GroupKernel<'_, P::F>,
+    moves: &mut RowMoves<'_, P::F>,
+) {
+    run_group_moving_generic::<P>(buf, group, moves)
 }
 
 /// GF(2^64), 2 lanes: `pmull`/`pmull2` products, reduced in vector
