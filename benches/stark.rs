@@ -10,6 +10,12 @@
 //! compile time: run with `RUSTFLAGS="-C target-cpu=native"` to give it its
 //! AVX-512 code (nttfuse detects features at run time either way).
 //!
+//! Our DFTs are timed twice: out of place (`execute_from`, the input kept)
+//! and in place on a fresh copy of the input, made before the timing starts
+//! ("in place (drop-in)": what `plonky3::NttfuseDft::dft_batch` does with
+//! the matrix it is handed, as Plonky3's own DFTs do). Out of place writes a
+//! second buffer, which costs a read for ownership of every output line.
+//!
 //! Single columns are also measured against tfhe-ntt 0.7.1 (`prime32::Plan`,
 //! its forward negacyclic NTT modulo the BabyBear prime, in place, 1 thread;
 //! it selects AVX-512 at run time), beside ours in place.
@@ -134,6 +140,16 @@ macro_rules! dft_rows {
         let input: Vec<$ours> = values.iter().map(|&v| <$ours>::from_u64(v)).collect();
         let mut out = vec![<$ours>::from_u64(0); plan.len()];
         let ours = median(5, || plan.execute_from(&input, &mut out).expect("execute"));
+        // In place on a fresh copy of the input: what `plonky3::NttfuseDft`
+        // does with the matrix `dft_batch` hands it, like Plonky3's own.
+        let ours_in_place = median_fresh(
+            5,
+            || input.clone(),
+            |mut data| {
+                plan.execute(&mut data).expect("execute");
+                data
+            },
+        );
         let theirs_input: Vec<$theirs> = values.iter().map(|&v| <$theirs>::from_u64(v)).collect();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -184,6 +200,17 @@ macro_rules! dft_rows {
             name: format!("{} dft 2^{log_n} × {lanes}", <$ours as Field>::NAME),
             threads,
             ours,
+            theirs: theirs.clone(),
+            sweep,
+        }
+        .print();
+        Row {
+            name: format!(
+                "{} dft 2^{log_n} × {lanes} in place (drop-in)",
+                <$ours as Field>::NAME
+            ),
+            threads,
+            ours: ours_in_place,
             theirs,
             sweep,
         }
