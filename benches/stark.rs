@@ -60,7 +60,7 @@ impl Row {
             .copied()
             .unwrap_or(("-", Duration::ZERO));
         println!(
-            "{:<40} {:>3} {:>9.1} {:>9.1} {:>7.2} {:>7.1}   best of theirs: {best_name} ({})",
+            "{:<46} {:>3} {:>9.1} {:>9.1} {:>7.2} {:>7.1}   best of theirs: {best_name} ({})",
             self.name,
             self.threads,
             ms(self.ours),
@@ -323,7 +323,7 @@ fn main() {
         );
     }
     println!(
-        "{:<40} {:>3} {:>9} {:>9} {:>7} {:>7}",
+        "{:<46} {:>3} {:>9} {:>9} {:>7} {:>7}",
         "shape", "thr", "ours ms", "p3 ms", "ratio", "sweeps"
     );
     for threads in [1, 2] {
