@@ -126,26 +126,35 @@ fn run<P: Packed, const R: usize, const KIND: u8>(buf: &mut [P::F], group: &Grou
         .chunks_exact_mut(block_len)
         .zip(group.twiddles.chunks_exact(R - 1).cycle())
     {
-        // Plain loops, not closures: everything here must inline into the
-        // ISA entry point, whose target features closures would not inherit.
-        let mut w = [P::broadcast(twiddles[0]); R];
-        for k in 1..R - 1 {
-            w[k] = P::broadcast(twiddles[k]);
-        }
-        // The first sub-block of every layer has a trivial twiddle in the
-        // first block of an unshifted additive transform (0) or a plain DFT
-        // (1): that block runs a variant without those products. Twiddles
-        // are public: this branch depends on the plan, never on the data.
-        let mut first_trivial = true;
-        for i in 0..R.trailing_zeros() as usize {
-            first_trivial &= P::twiddle_is_trivial(&twiddles[(1 << i) - 1]);
-        }
+        let (w, first_trivial) = block_twiddles::<P, R>(twiddles);
         if first_trivial {
             run_block::<P, R, KIND, true>(block, run_len, &w, scale);
         } else {
             run_block::<P, R, KIND, false>(block, run_len, &w, scale);
         }
     }
+}
+
+/// A block's R − 1 twiddles broadcast to registers, and whether the first
+/// sub-block of every layer has a trivial twiddle: 0 in the first block of
+/// an unshifted additive transform, 1 in that of a plain DFT. Such a block
+/// runs a variant without those products. Twiddles are public: the branch
+/// this feeds depends on the plan, never on the data.
+#[inline(always)]
+fn block_twiddles<P: Packed, const R: usize>(
+    twiddles: &[<P::F as Field>::Twiddle],
+) -> ([P::Twiddle; R], bool) {
+    // Plain loops, not closures: everything here must inline into the ISA
+    // entry point, whose target features closures would not inherit.
+    let mut w = [P::broadcast(twiddles[0]); R];
+    for k in 1..R - 1 {
+        w[k] = P::broadcast(twiddles[k]);
+    }
+    let mut first_trivial = true;
+    for i in 0..R.trailing_zeros() as usize {
+        first_trivial &= P::twiddle_is_trivial(&twiddles[(1 << i) - 1]);
+    }
+    (w, first_trivial)
 }
 
 /// [`run`], row by row, with the rows' loads and stores going where `moves`
@@ -169,14 +178,7 @@ fn run_moving<P: Packed, const R: usize, const KIND: u8>(
         .zip(group.twiddles.chunks_exact(R - 1).cycle())
         .enumerate()
     {
-        let mut w = [P::broadcast(twiddles[0]); R];
-        for k in 1..R - 1 {
-            w[k] = P::broadcast(twiddles[k]);
-        }
-        let mut first_trivial = true;
-        for i in 0..R.trailing_zeros() as usize {
-            first_trivial &= P::twiddle_is_trivial(&twiddles[(1 << i) - 1]);
-        }
+        let (w, first_trivial) = block_twiddles::<P, R>(twiddles);
         let rows = BlockRows {
             first: b * block_rows,
             per_run: rows_per_run,

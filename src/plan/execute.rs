@@ -429,50 +429,28 @@ impl<F: Kernels> Plan<F> {
                     let block = (first_block + tile.block()) % blocks_per_item;
                     let mut work = |buf: &mut [F]| {
                         let buf = &mut buf[..scratch_len];
+                        let width = lanes * pass.chunk_rows;
                         let row_shift = pass.log_block_rows - pass.layers.len();
-                        if !(source.is_some() && pass.streams) {
-                            // The gather and the scatter ride on the first
-                            // and last groups' loads and stores.
-                            let from = match source {
-                                Some(SourceRows::Plain(src)) => {
-                                    tile.rows_of(&src[(block * block_len) % unit..])
-                                }
-                                Some(SourceRows::BitReversed(_)) => {
-                                    unreachable!("only deep passes read a bit-reversed source")
-                                }
-                                None => tile.rows_from(),
-                            };
-                            let moves = (from, tile.rows_to());
-                            self.run_groups(
-                                step,
-                                pass,
-                                buf,
-                                lanes * pass.chunk_rows,
-                                block,
-                                row_shift,
-                                Some(moves),
-                            );
-                            return;
-                        }
-                        match source {
+                        let from = match source {
                             Some(SourceRows::Plain(src)) => {
-                                tile.gather_from(&src[(block * block_len) % unit..], buf)
+                                tile.rows_of(&src[(block * block_len) % unit..])
                             }
                             Some(SourceRows::BitReversed(_)) => {
                                 unreachable!("only deep passes read a bit-reversed source")
                             }
-                            None => tile.gather(buf),
+                            None => tile.rows_from(),
+                        };
+                        if source.is_some() && pass.streams {
+                            // Streaming stores write whole runs from scratch.
+                            from.copy_into(buf);
+                            self.run_groups(step, pass, buf, width, block, row_shift, None);
+                            tile.scatter_streaming(buf);
+                        } else {
+                            // The gather and the scatter ride on the first
+                            // and last groups' loads and stores.
+                            let moves = (from, tile.rows_to());
+                            self.run_groups(step, pass, buf, width, block, row_shift, Some(moves));
                         }
-                        self.run_groups(
-                            step,
-                            pass,
-                            buf,
-                            lanes * pass.chunk_rows,
-                            block,
-                            row_shift,
-                            None,
-                        );
-                        tile.scatter_streaming(buf);
                     };
                     match scratch {
                         Scratch::Pool => self.scratch.with(work),
