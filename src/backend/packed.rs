@@ -49,34 +49,41 @@ pub(crate) trait Packed: Copy {
     }
 }
 
+/// `$run::<P, R, KIND>(args)` for the group's butterfly kind at radix R.
+macro_rules! by_kind {
+    ($kind:expr, $run:ident::<$p:ty, $r:literal>($($arg:expr),*)) => {
+        match $kind {
+            ButterflyKind::CooleyTukey => $run::<$p, $r, CT>($($arg),*),
+            ButterflyKind::GentlemanSande => $run::<$p, $r, GS>($($arg),*),
+            ButterflyKind::Additive => $run::<$p, $r, ADD>($($arg),*),
+            ButterflyKind::AdditiveInverse => $run::<$p, $r, ADD_INV>($($arg),*),
+        }
+    };
+}
+
+/// `$run::<P, R, KIND>(args)` for the group's radix and kind: every (radix,
+/// butterfly) pair is its own monomorphic loop, so there is no branch on the
+/// kind inside the butterflies and the layer loops unroll.
+macro_rules! by_radix_and_kind {
+    ($group:expr, $run:ident::<$p:ty>($($arg:expr),*)) => {
+        match $group.log_radix {
+            1 => by_kind!($group.kind, $run::<$p, 2>($($arg),*)),
+            2 => by_kind!($group.kind, $run::<$p, 4>($($arg),*)),
+            3 => by_kind!($group.kind, $run::<$p, 8>($($arg),*)),
+            4 => by_kind!($group.kind, $run::<$p, 16>($($arg),*)),
+            g => panic!("packed register groups merge 1 to 4 layers, not {g}"),
+        }
+    };
+}
+
 /// Runs a register group of 1 to 4 layers with packed arithmetic. Inlined
 /// into each ISA's entry point, which is compiled with that ISA's features.
 #[inline(always)]
 pub(crate) fn run_group_generic<P: Packed>(buf: &mut [P::F], group: &GroupKernel<'_, P::F>) {
-    // Every (radix, butterfly) pair is its own monomorphic loop: no branch on
-    // the kind inside the butterflies, and the layer loops unroll.
-    macro_rules! by_kind {
-        ($r:literal) => {
-            match (group.kind, group.whole_block) {
-                (ButterflyKind::CooleyTukey, false) => run::<P, $r, CT>(buf, group),
-                (ButterflyKind::GentlemanSande, false) => run::<P, $r, GS>(buf, group),
-                (ButterflyKind::Additive, false) => run::<P, $r, ADD>(buf, group),
-                (ButterflyKind::AdditiveInverse, false) => run::<P, $r, ADD_INV>(buf, group),
-                (ButterflyKind::CooleyTukey, true) => run_transposed::<P, $r, CT>(buf, group),
-                (ButterflyKind::GentlemanSande, true) => run_transposed::<P, $r, GS>(buf, group),
-                (ButterflyKind::Additive, true) => run_transposed::<P, $r, ADD>(buf, group),
-                (ButterflyKind::AdditiveInverse, true) => {
-                    run_transposed::<P, $r, ADD_INV>(buf, group)
-                }
-            }
-        };
-    }
-    match group.log_radix {
-        1 => by_kind!(2),
-        2 => by_kind!(4),
-        3 => by_kind!(8),
-        4 => by_kind!(16),
-        g => panic!("packed register groups merge 1 to 4 layers, not {g}"),
+    if group.whole_block {
+        by_radix_and_kind!(group, run_transposed::<P>(buf, group))
+    } else {
+        by_radix_and_kind!(group, run::<P>(buf, group))
     }
 }
 
@@ -90,23 +97,7 @@ pub(crate) fn run_group_moving_generic<P: Packed>(
     group: &GroupKernel<'_, P::F>,
     moves: &mut RowMoves<'_, P::F>,
 ) {
-    macro_rules! by_kind {
-        ($r:literal) => {
-            match group.kind {
-                ButterflyKind::CooleyTukey => run_moving::<P, $r, CT>(buf, group, moves),
-                ButterflyKind::GentlemanSande => run_moving::<P, $r, GS>(buf, group, moves),
-                ButterflyKind::Additive => run_moving::<P, $r, ADD>(buf, group, moves),
-                ButterflyKind::AdditiveInverse => run_moving::<P, $r, ADD_INV>(buf, group, moves),
-            }
-        };
-    }
-    match group.log_radix {
-        1 => by_kind!(2),
-        2 => by_kind!(4),
-        3 => by_kind!(8),
-        4 => by_kind!(16),
-        g => panic!("packed register groups merge 1 to 4 layers, not {g}"),
-    }
+    by_radix_and_kind!(group, run_moving::<P>(buf, group, moves))
 }
 
 const CT: u8 = 0;
