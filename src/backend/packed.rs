@@ -52,11 +52,16 @@ pub(crate) trait Packed: Copy {
 /// `$run::<P, R, KIND>(args)` for the group's butterfly kind at radix R.
 macro_rules! by_kind {
     ($kind:expr, $run:ident::<$p:ty, $r:literal>($($arg:expr),*)) => {
-        match $kind {
-            ButterflyKind::CooleyTukey => $run::<$p, $r, CT>($($arg),*),
-            ButterflyKind::GentlemanSande => $run::<$p, $r, GS>($($arg),*),
-            ButterflyKind::Additive => $run::<$p, $r, ADD>($($arg),*),
-            ButterflyKind::AdditiveInverse => $run::<$p, $r, ADD_INV>($($arg),*),
+        // SAFETY: the loops need the packed ISA's features (see `run`),
+        // which the ISA entry points inlining this dispatch have: those run
+        // only after run-time detection found the features.
+        unsafe {
+            match $kind {
+                ButterflyKind::CooleyTukey => $run::<$p, $r, CT>($($arg),*),
+                ButterflyKind::GentlemanSande => $run::<$p, $r, GS>($($arg),*),
+                ButterflyKind::Additive => $run::<$p, $r, ADD>($($arg),*),
+                ButterflyKind::AdditiveInverse => $run::<$p, $r, ADD_INV>($($arg),*),
+            }
         }
     };
 }
@@ -105,8 +110,27 @@ const GS: u8 = 1;
 const ADD: u8 = 2;
 const ADD_INV: u8 = 3;
 
-#[inline(always)]
-fn run<P: Packed, const R: usize, const KIND: u8>(buf: &mut [P::F], group: &GroupKernel<'_, P::F>) {
+/// The butterfly sets of a plain group, block by block.
+///
+/// This and the other (radix, butterfly) loops are each their own function,
+/// compiled with the packed ISA's target features (the only packed backend
+/// on x86-64 is AVX-512, on AArch64 NEON, with `aes` for `pmull`).
+/// Optimised builds inline them into the ISA entry point; unoptimised ones
+/// keep a frame per loop: all of them inlined into the entry point took a
+/// frame of 1.6 MiB, which overflowed a 2 MiB thread stack in debug builds.
+///
+/// # Safety
+/// The CPU must have those features.
+#[cfg_attr(
+    target_arch = "x86_64",
+    target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,vpclmulqdq")
+)]
+#[cfg_attr(target_arch = "aarch64", target_feature(enable = "neon,aes"))]
+#[inline]
+unsafe fn run<P: Packed, const R: usize, const KIND: u8>(
+    buf: &mut [P::F],
+    group: &GroupKernel<'_, P::F>,
+) {
     let block_len = group.width << group.log_rows;
     let run_len = block_len / R;
     assert!(run_len > 0 && buf.len() % block_len == 0);
@@ -150,8 +174,16 @@ fn block_twiddles<P: Packed, const R: usize>(
 
 /// [`run`], row by row, with the rows' loads and stores going where `moves`
 /// says.
-#[inline(always)]
-fn run_moving<P: Packed, const R: usize, const KIND: u8>(
+///
+/// # Safety
+/// As [`run`].
+#[cfg_attr(
+    target_arch = "x86_64",
+    target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,vpclmulqdq")
+)]
+#[cfg_attr(target_arch = "aarch64", target_feature(enable = "neon,aes"))]
+#[inline]
+unsafe fn run_moving<P: Packed, const R: usize, const KIND: u8>(
     buf: &mut [P::F],
     group: &GroupKernel<'_, P::F>,
     moves: &mut RowMoves<'_, P::F>,
@@ -211,6 +243,10 @@ fn load_row<P: Packed>(
 /// [`run_block`] row by row: the register at column c of row r of run j
 /// comes from `moves.from` (or the block) and goes to `moves.to` (or the
 /// block).
+#[allow(
+    clippy::needless_range_loop,
+    reason = "plain index loops: iterator adapters here left calls in the kernel"
+)]
 #[inline(always)]
 fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
     block: &mut [P::F],
@@ -224,8 +260,8 @@ fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVI
         for c in (0..width).step_by(P::LANES) {
             // Plain calls, not closures (see `run`).
             let mut x = [load_row::<P>(block, moves, rows, r, c); R];
-            for (j, v) in x.iter_mut().enumerate().skip(1) {
-                *v = load_row::<P>(block, moves, rows, j * rows.per_run + r, c);
+            for j in 1..R {
+                x[j] = load_row::<P>(block, moves, rows, j * rows.per_run + r, c);
             }
             butterflies::<P, R, KIND, FIRST_TRIVIAL>(&mut x, w, scale);
             for (j, v) in x.iter().enumerate() {
@@ -243,6 +279,10 @@ fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVI
 /// register at a time. `FIRST_TRIVIAL`: the first sub-block of every layer
 /// has a trivial twiddle (0 for additive kinds, 1 for multiplicative ones),
 /// and its products are skipped.
+#[allow(
+    clippy::needless_range_loop,
+    reason = "plain index loops: iterator adapters here left calls in the kernel"
+)]
 #[inline(always)]
 fn run_block<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
     block: &mut [P::F],
@@ -253,8 +293,8 @@ fn run_block<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: boo
     for start in (0..run_len).step_by(P::LANES) {
         let n = P::LANES.min(run_len - start);
         let mut x = [P::load(&block[start..], n); R];
-        for (j, v) in x.iter_mut().enumerate().skip(1) {
-            *v = P::load(&block[j * run_len + start..], n);
+        for j in 1..R {
+            x[j] = P::load(&block[j * run_len + start..], n);
         }
         butterflies::<P, R, KIND, FIRST_TRIVIAL>(&mut x, w, scale);
         for (j, v) in x.iter().enumerate() {
@@ -272,8 +312,20 @@ fn run_block<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: boo
 /// s. The butterflies then run as in [`run`] with one twiddle per lane. The
 /// twiddles are laid out per chunk of R super-blocks as [k][super-block]
 /// ([`transposed_twiddles`]).
-#[inline(always)]
-fn run_transposed<P: Packed, const R: usize, const KIND: u8>(
+///
+/// # Safety
+/// As [`run`].
+#[allow(
+    clippy::needless_range_loop,
+    reason = "plain index loops: iterator adapters here left calls in the kernel"
+)]
+#[cfg_attr(
+    target_arch = "x86_64",
+    target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,vpclmulqdq")
+)]
+#[cfg_attr(target_arch = "aarch64", target_feature(enable = "neon,aes"))]
+#[inline]
+unsafe fn run_transposed<P: Packed, const R: usize, const KIND: u8>(
     buf: &mut [P::F],
     group: &GroupKernel<'_, P::F>,
 ) {
@@ -294,13 +346,14 @@ fn run_transposed<P: Packed, const R: usize, const KIND: u8>(
         .chunks_exact_mut(chunk)
         .zip(group.twiddles.chunks_exact(set).cycle())
     {
-        let mut w = [P::load_twiddles(twiddles, shift); R];
-        for (k, w) in w.iter_mut().enumerate().take(R - 1).skip(1) {
-            *w = P::load_twiddles(&twiddles[k * R..], shift);
-        }
+        let w = LaneTwiddles {
+            table: twiddles,
+            stride: R,
+            shift,
+        };
         let mut x = [P::load(block, P::LANES); R];
-        for (j, v) in x.iter_mut().enumerate().skip(1) {
-            *v = P::load(&block[j * P::LANES..], P::LANES);
+        for j in 1..R {
+            x[j] = P::load(&block[j * P::LANES..], P::LANES);
         }
         transpose(&mut x, shift);
         butterflies::<P, R, KIND, false>(&mut x, &w, scale);
@@ -311,23 +364,71 @@ fn run_transposed<P: Packed, const R: usize, const KIND: u8>(
     }
 }
 
+/// Where the layers of a butterfly set find twiddle k (in heap order: the
+/// first layer's, then the second layer's two, …).
+trait LayerTwiddles<P: Packed> {
+    fn twiddle(&self, k: usize) -> P::Twiddle;
+}
+
+/// Twiddles broadcast to registers once per block (one twiddle for every
+/// lane).
+impl<P: Packed, const R: usize> LayerTwiddles<P> for [P::Twiddle; R] {
+    #[inline(always)]
+    fn twiddle(&self, k: usize) -> P::Twiddle {
+        self[k]
+    }
+}
+
+/// Twiddles that differ per lane (a transposed group), loaded where a layer
+/// uses them rather than all at once: R − 1 of them would not fit the
+/// register file beside the R data registers.
+struct LaneTwiddles<'a, T> {
+    table: &'a [T],
+    /// Twiddles per k (one per super-block of the chunk).
+    stride: usize,
+    shift: usize,
+}
+
+impl<P: Packed> LayerTwiddles<P> for LaneTwiddles<'_, <P::F as Field>::Twiddle> {
+    #[inline(always)]
+    fn twiddle(&self, k: usize) -> P::Twiddle {
+        P::load_twiddles(&self.table[k * self.stride..], self.shift)
+    }
+}
+
 /// All the layers of a butterfly set of R rows in registers (in the kind's
 /// order), then the optional scale.
 #[inline(always)]
 fn butterflies<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
     x: &mut [P; R],
-    w: &[P::Twiddle; R],
+    w: &impl LayerTwiddles<P>,
     scale: Option<P::Twiddle>,
 ) {
     let g = R.trailing_zeros() as usize;
+    // Literal layer indices, not a loop over them: each layer's loops then
+    // have constant bounds and unroll fully, so `x` stays in registers.
     if KIND == CT || KIND == ADD {
-        for i in 0..g {
-            layer::<P, R, KIND, FIRST_TRIVIAL>(x, w, i);
+        layer::<P, R, KIND, FIRST_TRIVIAL>(x, w, 0);
+        if g > 1 {
+            layer::<P, R, KIND, FIRST_TRIVIAL>(x, w, 1);
+        }
+        if g > 2 {
+            layer::<P, R, KIND, FIRST_TRIVIAL>(x, w, 2);
+        }
+        if g > 3 {
+            layer::<P, R, KIND, FIRST_TRIVIAL>(x, w, 3);
         }
     } else {
-        for i in (0..g).rev() {
-            layer::<P, R, KIND, FIRST_TRIVIAL>(x, w, i);
+        if g > 3 {
+            layer::<P, R, KIND, FIRST_TRIVIAL>(x, w, 3);
         }
+        if g > 2 {
+            layer::<P, R, KIND, FIRST_TRIVIAL>(x, w, 2);
+        }
+        if g > 1 {
+            layer::<P, R, KIND, FIRST_TRIVIAL>(x, w, 1);
+        }
+        layer::<P, R, KIND, FIRST_TRIVIAL>(x, w, 0);
     }
     if let Some(s) = scale {
         for v in x.iter_mut() {
@@ -340,9 +441,28 @@ fn butterflies<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: b
 /// inverse): step t exchanges register-index bit t with lane bit shift + t.
 #[inline(always)]
 fn transpose<P: Packed, const R: usize>(x: &mut [P; R], shift: usize) {
-    for t in 0..R.trailing_zeros() as usize {
-        let d = 1 << t;
-        for i in (0..R).filter(|i| i & d == 0) {
+    // Literal steps (as the layers in `butterflies`), so `x` stays in
+    // registers.
+    let g = R.trailing_zeros() as usize;
+    exchange_step(x, shift, 0);
+    if g > 1 {
+        exchange_step(x, shift, 1);
+    }
+    if g > 2 {
+        exchange_step(x, shift, 2);
+    }
+    if g > 3 {
+        exchange_step(x, shift, 3);
+    }
+}
+
+/// Step t of [`transpose`]: exchanges register-index bit t with lane bit
+/// shift + t.
+#[inline(always)]
+fn exchange_step<P: Packed, const R: usize>(x: &mut [P; R], shift: usize, t: usize) {
+    let d = 1 << t;
+    for i in 0..R {
+        if i & d == 0 {
             (x[i], x[i + d]) = x[i].exchange(x[i + d], shift + t);
         }
     }
@@ -373,12 +493,12 @@ pub(crate) fn transposed_twiddles<T: Copy>(heap: &[T], superblocks: usize) -> Op
 #[inline(always)]
 fn layer<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
     x: &mut [P; R],
-    w: &[P::Twiddle; R],
+    w: &impl LayerTwiddles<P>,
     i: usize,
 ) {
     let half = R >> (i + 1);
     for k in 0..1usize << i {
-        let t = w[(1 << i) - 1 + k];
+        let t = w.twiddle((1 << i) - 1 + k);
         for j in k * 2 * half..k * 2 * half + half {
             let (a, b) = (x[j], x[j + half]);
             (x[j], x[j + half]) = match KIND {
