@@ -407,7 +407,7 @@ impl<F: Kernels> Plan<F> {
                         }
                         None => {}
                     }
-                    self.run_groups(step, pass, tile, lanes, block, 0, None);
+                    self.run_groups(step, pass, tile, lanes, block, 0, (None, None));
                 };
                 if parallel {
                     data.par_chunks_mut(tile_len).enumerate().for_each(run);
@@ -440,16 +440,16 @@ impl<F: Kernels> Plan<F> {
                             }
                             None => tile.rows_from(),
                         };
+                        // The gather rides on the first group's loads, the
+                        // scatter on the last group's stores, except that
+                        // streaming stores write whole runs from scratch.
                         if source.is_some() && pass.streams {
-                            // Streaming stores write whole runs from scratch.
-                            from.copy_into(buf);
-                            self.run_groups(step, pass, buf, width, block, row_shift, None);
+                            let moves = (Some(from), None);
+                            self.run_groups(step, pass, buf, width, block, row_shift, moves);
                             tile.scatter_streaming(buf);
                         } else {
-                            // The gather and the scatter ride on the first
-                            // and last groups' loads and stores.
-                            let moves = (from, tile.rows_to());
-                            self.run_groups(step, pass, buf, width, block, row_shift, Some(moves));
+                            let moves = (Some(from), Some(tile.rows_to()));
+                            self.run_groups(step, pass, buf, width, block, row_shift, moves);
                         }
                     };
                     match scratch {
@@ -467,8 +467,8 @@ impl<F: Kernels> Plan<F> {
     /// layer starting at `block`, rows of `width` elements, each block
     /// 2^(log_block_rows − row_shift) rows of `buf`.
     /// `moves`: the tile's rows, which the first group reads and the last
-    /// group writes in place of `buf`'s (a gathered pass's fused gather and
-    /// scatter).
+    /// group writes in place of `buf`'s where given (a gathered pass's fused
+    /// gather and scatter).
     #[allow(clippy::too_many_arguments)]
     fn run_groups(
         &self,
@@ -478,12 +478,9 @@ impl<F: Kernels> Plan<F> {
         width: usize,
         block: usize,
         row_shift: usize,
-        moves: Option<(RowsFrom<'_, F>, RowsTo<'_, F>)>,
+        moves: (Option<RowsFrom<'_, F>>, Option<RowsTo<'_, F>>),
     ) {
-        let (mut from, mut to) = match moves {
-            Some((from, to)) => (Some(from), Some(to)),
-            None => (None, None),
-        };
+        let (mut from, mut to) = moves;
         let last = pass.groups.len() - 1;
         let x = pass.layers.start;
         let block_rows_log = pass.log_block_rows - row_shift;

@@ -532,9 +532,13 @@ fn streaming_first_pass_when_the_output_exceeds_the_llc() {
     let small_llc = Budgets::fixed(1 << 10, 2 << 10, 16 << 10);
     let large_llc = Budgets::fixed(1 << 10, 2 << 10, 64 << 20);
     for threads in [1, 2] {
+        // 3 lanes: rows copied through scratch; 16: whole registers, so on
+        // AVX-512 the first group reads the rows straight from the source.
         for spec in [
             Transform::<BabyBear>::dft(11).lanes(3),
             Transform::<BabyBear>::dft_encode(11, 2, BabyBear::new(7)).lanes(3),
+            Transform::<BabyBear>::dft(11).lanes(16),
+            Transform::<BabyBear>::dft_encode(11, 2, BabyBear::new(7)).lanes(16),
         ] {
             let streaming = planner(small_llc, threads).plan(&spec).unwrap();
             let plain = planner(large_llc, threads).plan(&spec).unwrap();
