@@ -183,10 +183,11 @@ pub(crate) unsafe fn run_group_moving<P: Packed>(
 
 /// GF(2^64): 8 elements per zmm. Products: `vpclmulqdq` on the even and the
 /// odd qwords (of the element and of the twiddle, so twiddles may differ per
-/// lane), then the reduction by x^64 + x^4 + x^3 + x + 1: three shifts and
-/// three-way XORs (`vpternlogq 0x96`) for the high word's fold below x^64,
-/// and one `vpshufb` lookup ([`FOLD_TOP_NIBBLE`]) for the bits it pushes
-/// past x^63 folded once more — in place of three more shifts and two XORs.
+/// lane), then the reduction by x^64 + x^4 + x^3 + x + 1: the high word's
+/// fold below x^64 as hi·(x + 1)·(x^3 + 1) — two shifts, an XOR and a
+/// three-way XOR (`vpternlogq 0x96`) — and one `vpshufb` lookup
+/// ([`FOLD_TOP_NIBBLE`]) for the bits it pushes past x^63 folded once more,
+/// in place of three more shifts and two XORs.
 #[derive(Clone, Copy)]
 pub(crate) struct PackedGf2_64(__m512i);
 
@@ -248,12 +249,9 @@ impl Packed for PackedGf2_64 {
                 _mm512_broadcast_i32x4(_mm_loadu_si128(FOLD_TOP_NIBBLE.as_ptr().cast())),
                 _mm512_srli_epi64::<60>(hi),
             );
-            let r = _mm512_ternarylogic_epi64::<0x96>(lo, hi, _mm512_slli_epi64::<1>(hi));
-            let r = _mm512_ternarylogic_epi64::<0x96>(
-                r,
-                _mm512_slli_epi64::<3>(hi),
-                _mm512_slli_epi64::<4>(hi),
-            );
+            // hi·(x + 1) = t, then hi·(x^4 + x^3) = t·x^3: one shift fewer.
+            let t = _mm512_xor_si512(hi, _mm512_slli_epi64::<1>(hi));
+            let r = _mm512_ternarylogic_epi64::<0x96>(lo, t, _mm512_slli_epi64::<3>(t));
             Self(_mm512_xor_si512(r, fold))
         }
     }
