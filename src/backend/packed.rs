@@ -159,8 +159,9 @@ unsafe fn run<P: Packed, const R: usize, const KIND: u8>(
 fn block_twiddles<P: Packed, const R: usize>(
     twiddles: &[<P::F as Field>::Twiddle],
 ) -> ([P::Twiddle; R], bool) {
-    // Plain loops, not closures: everything here must inline into the ISA
-    // entry point, whose target features closures would not inherit.
+    // Plain loops, not closures: everything here must inline into the
+    // target-feature loops (`run`, …), whose features closures would not
+    // inherit.
     let mut w = [P::broadcast(twiddles[0]); R];
     for k in 1..R - 1 {
         w[k] = P::broadcast(twiddles[k]);
