@@ -9,13 +9,15 @@
 //! - ours ÷ LchNtt for an NTT of 2^16 × 256 and an LDE of 2^18 × 64 at rate ½
 //!   (`Planner::plan_additive_lde`: systematic at rate ½, so the first half
 //!   is a copy of the input). LchNtt consumes its input matrix: each run's
-//!   copy is made before its timing starts (`common::median_fresh`).
+//!   copy is made before its timing starts (`common::timed_fresh`). Ours and
+//!   LchNtt run alternately, 5 rounds after a warm-up, and each side's median
+//!   is compared (`common::interleaved_medians`).
 //!
 //! `NTTFUSE_BENCH_QUICK=1` shrinks every shape by 2^4 (a smoke run).
 
 mod common;
 
-use common::{median, median_fresh};
+use common::{interleaved_medians, median, timed_fresh};
 
 use nttfuse::*;
 use p3_binary_dft::{AdditiveNtt, LchNtt};
@@ -28,6 +30,17 @@ fn pool(threads: usize) -> rayon::ThreadPool {
         .num_threads(threads)
         .build()
         .expect("pool")
+}
+
+/// Our median and LchNtt's (run on `pool`), from alternating runs.
+fn versus(
+    pool: &rayon::ThreadPool,
+    ours: &mut dyn FnMut() -> Duration,
+    theirs: &mut (dyn FnMut() -> Duration + Send),
+) -> [Duration; 2] {
+    let mut theirs = || pool.install(&mut *theirs);
+    let medians = interleaved_medians(5, &mut [ours, &mut theirs]);
+    [medians[0], medians[1]]
 }
 
 fn planner(threads: usize) -> Planner {
@@ -136,15 +149,18 @@ fn main() {
             .expect("plan");
         let input: Vec<Gf2_64> = values.iter().map(|&v| Gf2_64::new(v)).collect();
         let mut out = vec![Gf2_64::ZERO; plan.len()];
-        let ours = median(5, || plan.execute_from(&input, &mut out).expect("execute"));
         let theirs_input: Vec<Poly64> = values.iter().map(|&v| Poly64::new(v)).collect();
-        let theirs = pool.install(|| {
-            median_fresh(
-                5,
+        let [ours, theirs] = versus(
+            &pool,
+            &mut timed_fresh(
+                || (),
+                |()| plan.execute_from(&input, &mut out).expect("execute"),
+            ),
+            &mut timed_fresh(
                 || theirs_input.clone(),
                 |input| lch.ntt_batch(RowMajorMatrix::new(input, lanes)),
-            )
-        });
+            ),
+        );
         println!(
             "{:<34} {:>7} {:>10.1} {:>10.1} {:>8.2}",
             format!("NTT 2^{log_n} × {lanes}"),
@@ -162,17 +178,18 @@ fn main() {
             .expect("plan");
         let evals: Vec<Gf2_64> = values.iter().map(|&v| Gf2_64::new(v)).collect();
         let mut codeword = vec![Gf2_64::ZERO; lde.len()];
-        let ours = median(5, || {
-            lde.execute_from(&evals, &mut codeword).expect("execute")
-        });
         let theirs_input: Vec<Poly64> = values.iter().map(|&v| Poly64::new(v)).collect();
-        let theirs = pool.install(|| {
-            median_fresh(
-                5,
+        let [ours, theirs] = versus(
+            &pool,
+            &mut timed_fresh(
+                || (),
+                |()| lde.execute_from(&evals, &mut codeword).expect("execute"),
+            ),
+            &mut timed_fresh(
                 || theirs_input.clone(),
                 |input| lch.lde_batch(RowMajorMatrix::new(input, lanes), 1),
-            )
-        });
+            ),
+        );
         println!(
             "{:<34} {:>7} {:>10.1} {:>10.1} {:>8.2}",
             format!("LDE 2^{log_n} × {lanes}, rate 1/2"),

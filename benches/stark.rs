@@ -5,10 +5,14 @@
 //! measured with `Radix2DitParallel`, `Radix2DFTSmallBatch` and
 //! `RecursiveDft` (31-bit fields); the best of them is the reference. Its
 //! APIs consume their input matrix, so each run's copy of the input is made
-//! before its timing starts (`common::median_fresh`; subtracting a separately
-//! measured copy time proved unstable on a noisy host). Plonky3's SIMD packings are chosen at
-//! compile time: run with `RUSTFLAGS="-C target-cpu=native"` to give it its
-//! AVX-512 code (nttfuse detects features at run time either way).
+//! before its timing starts (`common::timed_fresh`; subtracting a separately
+//! measured copy time proved unstable on a noisy host). Every contestant of
+//! a shape runs once per round, in turn, for 5 rounds after a warm-up round,
+//! and each one's median is reported (`common::interleaved_medians`): a slow
+//! phase of a shared host then hits all of them alike. Plonky3's SIMD
+//! packings are chosen at compile time: run with
+//! `RUSTFLAGS="-C target-cpu=native"` to give it its AVX-512 code (nttfuse
+//! detects features at run time either way).
 //!
 //! Our DFTs are timed twice: out of place (`execute_from`, the input kept)
 //! and in place on a fresh copy of the input, made before the timing starts
@@ -27,7 +31,7 @@
 
 mod common;
 
-use common::{median, median_fresh};
+use common::{interleaved_medians, median, timed_fresh};
 
 use nttfuse::*;
 use p3_dft::{Radix2DFTSmallBatch, Radix2DitParallel, TwoAdicSubgroupDft};
@@ -136,13 +140,57 @@ fn tfhe_row(log_n: u32) {
     .print();
 }
 
-/// Runs `$f` with Plonky3's `RecursiveDft` (31-bit Montgomery fields only).
-macro_rules! recursive {
-    (true, $theirs:ty, $n:expr, $f:expr) => {
-        let recursive = p3_monty_31::dft::RecursiveDft::<$theirs>::new($n);
-        ($f)(&recursive);
+/// Plonky3's `RecursiveDft` for `$n` rows as `$name` (31-bit Montgomery
+/// fields only; nothing for the others).
+macro_rules! recursive_dft {
+    (true, $theirs:ty, $n:expr, $name:ident) => {
+        let $name = p3_monty_31::dft::RecursiveDft::<$theirs>::new($n);
     };
-    (false, $theirs:ty, $n:expr, $f:expr) => {};
+    (false, $theirs:ty, $n:expr, $name:ident) => {};
+}
+
+/// Adds the run `$run` as Plonky3's `RecursiveDft` contestant, where that
+/// exists (the run names the instance `recursive_dft!` made).
+macro_rules! push_recursive {
+    (true, $contestants:ident, $run:expr) => {
+        $contestants.push(("RecursiveDft", Box::new($run)));
+    };
+    (false, $contestants:ident, $run:expr) => {
+        let _ = &mut $contestants;
+    };
+}
+
+/// A contestant: a name and one timed run (on its own fresh input).
+type Contestant<'a> = (&'static str, Box<dyn FnMut() -> Duration + Send + 'a>);
+
+/// Our runs and Plonky3's, measured in alternating rounds (a warm-up round,
+/// then `ROUNDS`), each of Plonky3's on `threads` threads: our medians and
+/// Plonky3's named medians.
+fn contest(
+    threads: usize,
+    ours: Vec<Contestant<'_>>,
+    theirs: Vec<Contestant<'_>>,
+) -> (Vec<Duration>, Vec<(&'static str, Duration)>) {
+    const ROUNDS: usize = 5;
+    let pool = pool(threads);
+    let names: Vec<&'static str> = theirs.iter().map(|(name, _)| *name).collect();
+    let ours_len = ours.len();
+    let mut runs: Vec<Box<dyn FnMut() -> Duration + Send + '_>> =
+        ours.into_iter().map(|(_, r)| r).collect();
+    for (_, mut run) in theirs {
+        let pool = &pool;
+        runs.push(Box::new(move || pool.install(&mut run)));
+    }
+    let mut refs: Vec<&mut dyn FnMut() -> Duration> = runs
+        .iter_mut()
+        .map(|r| r.as_mut() as &mut dyn FnMut() -> Duration)
+        .collect();
+    let medians = interleaved_medians(ROUNDS, &mut refs);
+    let (ours, theirs) = medians.split_at(ours_len);
+    (
+        ours.to_vec(),
+        names.into_iter().zip(theirs.iter().copied()).collect(),
+    )
 }
 
 macro_rules! dft_rows {
@@ -162,67 +210,62 @@ macro_rules! dft_rows {
             .expect("plan");
         let input: Vec<$ours> = values.iter().map(|&v| <$ours>::from_u64(v)).collect();
         let mut out = vec![<$ours>::from_u64(0); plan.len()];
-        let ours = median(5, || plan.execute_from(&input, &mut out).expect("execute"));
-        // In place on a fresh copy of the input: what `plonky3::NttfuseDft`
-        // does with the matrix `dft_batch` hands it, like Plonky3's own.
-        let ours_in_place = median_fresh(
-            5,
-            || input.clone(),
-            |mut data| {
-                plan.execute(&mut data).expect("execute");
-                data
-            },
-        );
         let theirs_input: Vec<$theirs> = values.iter().map(|&v| <$theirs>::from_u64(v)).collect();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .expect("pool");
-        let mut theirs = Vec::new();
         let parallel = Radix2DitParallel::<$theirs>::default();
-        theirs.push((
-            "Radix2DitParallel",
-            pool.install(|| {
-                median_fresh(
-                    5,
+        let small = Radix2DFTSmallBatch::<$theirs>::default();
+        recursive_dft!($recursive, $theirs, n, recursive);
+        let ours: Vec<Contestant<'_>> = vec![
+            (
+                "out of place",
+                Box::new(timed_fresh(
+                    || (),
+                    |()| plan.execute_from(&input, &mut out).expect("execute"),
+                )),
+            ),
+            // In place on a fresh copy of the input: what
+            // `plonky3::NttfuseDft` does with the matrix `dft_batch` hands
+            // it, like Plonky3's own.
+            (
+                "in place",
+                Box::new(timed_fresh(
+                    || input.clone(),
+                    |mut data| {
+                        plan.execute(&mut data).expect("execute");
+                        data
+                    },
+                )),
+            ),
+        ];
+        let mut theirs: Vec<Contestant<'_>> = vec![
+            (
+                "Radix2DitParallel",
+                Box::new(timed_fresh(
                     || theirs_input.clone(),
                     |input| parallel.dft_batch(RowMajorMatrix::new(input, lanes)),
-                )
-            }),
-        ));
-        let small = Radix2DFTSmallBatch::<$theirs>::default();
-        theirs.push((
-            "Radix2DFTSmallBatch",
-            pool.install(|| {
-                median_fresh(
-                    5,
+                )),
+            ),
+            (
+                "Radix2DFTSmallBatch",
+                Box::new(timed_fresh(
                     || theirs_input.clone(),
                     |input| small.dft_batch(RowMajorMatrix::new(input, lanes)),
-                )
-            }),
-        ));
-        recursive!(
+                )),
+            ),
+        ];
+        push_recursive!(
             $recursive,
-            $theirs,
-            n,
-            |recursive: &p3_monty_31::dft::RecursiveDft<$theirs>| {
-                theirs.push((
-                    "RecursiveDft",
-                    pool.install(|| {
-                        median_fresh(
-                            5,
-                            || theirs_input.clone(),
-                            |input| recursive.dft_batch(RowMajorMatrix::new(input, lanes)),
-                        )
-                    }),
-                ));
-            }
+            theirs,
+            timed_fresh(
+                || theirs_input.clone(),
+                |input| recursive.dft_batch(RowMajorMatrix::new(input, lanes)),
+            )
         );
-        let sweep = pool.install(|| sweep_of(n * lanes, core::mem::size_of::<$ours>()));
+        let (ours, theirs) = contest(threads, ours, theirs);
+        let sweep = pool(threads).install(|| sweep_of(n * lanes, core::mem::size_of::<$ours>()));
         Row {
             name: format!("{} dft 2^{log_n} × {lanes}", <$ours as Field>::NAME),
             threads,
-            ours,
+            ours: ours[0],
             theirs: theirs.clone(),
             sweep,
         }
@@ -233,7 +276,7 @@ macro_rules! dft_rows {
                 <$ours as Field>::NAME
             ),
             threads,
-            ours: ours_in_place,
+            ours: ours[1],
             theirs,
             sweep,
         }
@@ -261,72 +304,65 @@ macro_rules! lde_rows {
             .expect("plan");
         let input: Vec<$ours> = values.iter().map(|&v| <$ours>::from_u64(v)).collect();
         let mut out = vec![<$ours>::from_u64(0); lde.len()];
-        let ours = median(5, || lde.execute_from(&input, &mut out).expect("execute"));
         let theirs_input: Vec<$theirs> = values.iter().map(|&v| <$theirs>::from_u64(v)).collect();
         let shift = <$theirs>::from_u64(shift_u64);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .expect("pool");
-        let mut theirs = Vec::new();
         let parallel = Radix2DitParallel::<$theirs>::default();
-        theirs.push((
-            "Radix2DitParallel",
-            pool.install(|| {
-                median_fresh(
-                    5,
+        let small = Radix2DFTSmallBatch::<$theirs>::default();
+        recursive_dft!($recursive, $theirs, 2 * n, recursive);
+        let ours: Vec<Contestant<'_>> = vec![(
+            "out of place",
+            Box::new(timed_fresh(
+                || (),
+                |()| lde.execute_from(&input, &mut out).expect("execute"),
+            )),
+        )];
+        let mut theirs: Vec<Contestant<'_>> = vec![
+            (
+                "Radix2DitParallel",
+                Box::new(timed_fresh(
                     || theirs_input.clone(),
                     |input| parallel.coset_lde_batch(RowMajorMatrix::new(input, lanes), 1, shift),
-                )
-            }),
-        ));
-        let small = Radix2DFTSmallBatch::<$theirs>::default();
-        theirs.push((
-            "Radix2DFTSmallBatch",
-            pool.install(|| {
-                median_fresh(
-                    5,
+                )),
+            ),
+            (
+                "Radix2DFTSmallBatch",
+                Box::new(timed_fresh(
                     || theirs_input.clone(),
                     |input| small.coset_lde_batch(RowMajorMatrix::new(input, lanes), 1, shift),
-                )
-            }),
-        ));
-        recursive!(
+                )),
+            ),
+        ];
+        push_recursive!(
             $recursive,
-            $theirs,
-            2 * n,
-            |recursive: &p3_monty_31::dft::RecursiveDft<$theirs>| {
-                theirs.push((
-                    "RecursiveDft",
-                    pool.install(|| {
-                        median_fresh(
-                            5,
-                            || theirs_input.clone(),
-                            |input| {
-                                recursive.coset_lde_batch(
-                                    RowMajorMatrix::new(input, lanes),
-                                    1,
-                                    shift,
-                                )
-                            },
-                        )
-                    }),
-                ));
-            }
+            theirs,
+            timed_fresh(
+                || theirs_input.clone(),
+                |input| { recursive.coset_lde_batch(RowMajorMatrix::new(input, lanes), 1, shift) },
+            )
         );
-        let sweep = pool.install(|| sweep_of(2 * n * lanes, core::mem::size_of::<$ours>()));
+        let (ours, theirs) = contest(threads, ours, theirs);
+        let sweep =
+            pool(threads).install(|| sweep_of(2 * n * lanes, core::mem::size_of::<$ours>()));
         Row {
             name: format!(
                 "{} coset LDE 2^{log_n} × {lanes} +1 bit",
                 <$ours as Field>::NAME
             ),
             threads,
-            ours,
+            ours: ours[0],
             theirs,
             sweep,
         }
         .print();
     }};
+}
+
+/// A rayon pool of `threads` threads.
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("pool")
 }
 
 fn main() {
@@ -336,7 +372,7 @@ fn main() {
         0
     };
     println!(
-        "\nnttfuse stark bench: backend {} (BabyBear), {} (Goldilocks); medians of 5; ratio = ours ÷ best of Plonky3; sweeps = ours ÷ one read+write pass over the output\n",
+        "\nnttfuse stark bench: backend {} (BabyBear), {} (Goldilocks); medians of 5 alternating rounds; ratio = ours ÷ best of Plonky3; sweeps = ours ÷ one read+write pass over the output\n",
         Backend::detect::<BabyBear>().name(),
         Backend::detect::<Goldilocks>().name()
     );

@@ -23,20 +23,55 @@ pub fn median<R>(runs: usize, mut f: impl FnMut() -> R) -> std::time::Duration {
 /// starts, so the copy is never timed.
 pub fn median_fresh<T, R>(
     runs: usize,
-    mut make: impl FnMut() -> T,
-    mut f: impl FnMut(T) -> R,
+    make: impl FnMut() -> T,
+    f: impl FnMut(T) -> R,
 ) -> std::time::Duration {
-    drop(f(make()));
-    let mut times: Vec<std::time::Duration> = (0..runs)
-        .map(|_| {
-            let input = make();
-            let start = std::time::Instant::now();
-            let out = f(input);
-            let elapsed = start.elapsed();
-            drop(out);
-            elapsed
-        })
-        .collect();
+    let mut run = timed_fresh(make, f);
+    run();
+    let mut times: Vec<std::time::Duration> = (0..runs).map(|_| run()).collect();
     times.sort();
     times[runs / 2]
+}
+
+/// One timed run: builds its input (untimed), then times `f` on it; what
+/// `f` returns is dropped after the timing stops.
+pub fn timed_fresh<T, R>(
+    mut make: impl FnMut() -> T,
+    mut f: impl FnMut(T) -> R,
+) -> impl FnMut() -> std::time::Duration {
+    move || {
+        let input = make();
+        let start = std::time::Instant::now();
+        let out = f(input);
+        let elapsed = start.elapsed();
+        drop(out);
+        elapsed
+    }
+}
+
+/// The median time of each contestant, measured in alternating rounds
+/// (one warm-up round, then `rounds` rounds of one run each, in turn), so
+/// that a slow phase of a shared host hits every contestant alike instead
+/// of whichever happened to be running.
+#[allow(dead_code, reason = "not every bench compares contestants")]
+pub fn interleaved_medians(
+    rounds: usize,
+    contestants: &mut [&mut dyn FnMut() -> std::time::Duration],
+) -> Vec<std::time::Duration> {
+    let mut times = vec![Vec::with_capacity(rounds); contestants.len()];
+    for round in 0..=rounds {
+        for (run, times) in contestants.iter_mut().zip(&mut times) {
+            let t = run();
+            if round > 0 {
+                times.push(t);
+            }
+        }
+    }
+    times
+        .into_iter()
+        .map(|mut t| {
+            t.sort();
+            t[t.len() / 2]
+        })
+        .collect()
 }
