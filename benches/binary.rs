@@ -18,7 +18,7 @@
 
 mod common;
 
-use common::{interleaved_medians, median, timed_fresh};
+use common::{interleaved_medians, median, timed_fresh, timed_on_copy};
 
 use nttfuse::*;
 use p3_binary_dft::{AdditiveNtt, LchNtt};
@@ -153,13 +153,9 @@ fn main() {
         let theirs_input: Vec<Poly64> = values.iter().map(|&v| Poly64::new(v)).collect();
         let [ours, theirs] = versus(
             &pool,
-            &mut timed_fresh(
-                || input.clone(),
-                |copy| {
-                    plan.execute_from(&copy, &mut out).expect("execute");
-                    copy
-                },
-            ),
+            &mut timed_on_copy(&input, |copy| {
+                plan.execute_from(copy, &mut out).expect("execute")
+            }),
             &mut timed_fresh(
                 || theirs_input.clone(),
                 |input| lch.ntt_batch(RowMajorMatrix::new(input, lanes)),
@@ -185,13 +181,9 @@ fn main() {
         let theirs_input: Vec<Poly64> = values.iter().map(|&v| Poly64::new(v)).collect();
         let [ours, theirs] = versus(
             &pool,
-            &mut timed_fresh(
-                || evals.clone(),
-                |copy| {
-                    lde.execute_from(&copy, &mut codeword).expect("execute");
-                    copy
-                },
-            ),
+            &mut timed_on_copy(&evals, |copy| {
+                lde.execute_from(copy, &mut codeword).expect("execute")
+            }),
             &mut timed_fresh(
                 || theirs_input.clone(),
                 |input| lch.lde_batch(RowMajorMatrix::new(input, lanes), 1),

@@ -33,7 +33,7 @@
 
 mod common;
 
-use common::{interleaved_medians, median, timed_fresh};
+use common::{interleaved_medians, median, timed_fresh, timed_on_copy};
 
 use nttfuse::*;
 use p3_dft::{Radix2DFTSmallBatch, Radix2DitParallel, TwoAdicSubgroupDft};
@@ -219,13 +219,9 @@ macro_rules! dft_rows {
         let ours: Vec<Contestant<'_>> = vec![
             (
                 "out of place",
-                Box::new(timed_fresh(
-                    || input.clone(),
-                    |copy| {
-                        plan.execute_from(&copy, &mut out).expect("execute");
-                        copy
-                    },
-                )),
+                Box::new(timed_on_copy(&input, |copy| {
+                    plan.execute_from(copy, &mut out).expect("execute")
+                })),
             ),
             // In place on a fresh copy of the input: what
             // `plonky3::NttfuseDft` does with the matrix `dft_batch` hands
@@ -316,13 +312,9 @@ macro_rules! lde_rows {
         recursive_dft!($recursive, $theirs, 2 * n, recursive);
         let ours: Vec<Contestant<'_>> = vec![(
             "out of place",
-            Box::new(timed_fresh(
-                || input.clone(),
-                |copy| {
-                    lde.execute_from(&copy, &mut out).expect("execute");
-                    copy
-                },
-            )),
+            Box::new(timed_on_copy(&input, |copy| {
+                lde.execute_from(copy, &mut out).expect("execute")
+            })),
         )];
         let mut theirs: Vec<Contestant<'_>> = vec![
             (

@@ -49,6 +49,22 @@ pub fn timed_fresh<T, R>(
     }
 }
 
+/// One timed run of `f` on a copy of `input` made just before it starts
+/// (untimed), so that our out-of-place runs find their input as warm in the
+/// caches as a peer finds the matrix copied for it.
+pub fn timed_on_copy<'a, T: Clone>(
+    input: &'a [T],
+    mut f: impl FnMut(&[T]) + 'a,
+) -> impl FnMut() -> std::time::Duration + 'a {
+    timed_fresh(
+        move || input.to_vec(),
+        move |copy| {
+            f(&copy);
+            copy
+        },
+    )
+}
+
 /// The median time of each contestant, measured in alternating rounds
 /// (one warm-up round, then `rounds` rounds of one run each, in turn), so
 /// that a slow phase of a shared host hits every contestant alike instead
