@@ -305,7 +305,12 @@ fn unaligned_slices_give_the_same_bits_on_every_backend() {
     let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     fn check<F: Kernels>(spec: Transform<F>) {
         let mut rng = Rng(17);
-        for backend in [Backend::Scalar, Backend::Avx512, Backend::Neon] {
+        for backend in [
+            Backend::Scalar,
+            Backend::Avx512,
+            Backend::Avx2,
+            Backend::Neon,
+        ] {
             let Ok(plan) = Planner::new()
                 .backend(backend)
                 .budgets(tiny())

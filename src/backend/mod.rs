@@ -20,6 +20,8 @@
 //! run as scalar code under another name.
 
 #[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
 mod avx512;
 mod lattice;
 pub mod layout;
@@ -50,6 +52,10 @@ pub enum Backend {
     Scalar,
     /// x86-64 with AVX-512 F, BW, VL and DQ.
     Avx512,
+    /// x86-64 with AVX2 (and, for GF(2^64), VPCLMULQDQ): the SIMD path of
+    /// x86-64 CPUs without AVX-512. Kernels for the STARK fields; the
+    /// lattice fields run their portable kernels elsewhere.
+    Avx2,
     /// AArch64 Advanced SIMD.
     Neon,
 }
@@ -60,6 +66,7 @@ impl Backend {
         match self {
             Backend::Scalar => "scalar",
             Backend::Avx512 => "avx512",
+            Backend::Avx2 => "avx2",
             Backend::Neon => "neon",
         }
     }
@@ -75,6 +82,16 @@ impl Backend {
                         && std::arch::is_x86_feature_detected!("avx512bw")
                         && std::arch::is_x86_feature_detected!("avx512vl")
                         && std::arch::is_x86_feature_detected!("avx512dq")
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                {
+                    false
+                }
+            }
+            Backend::Avx2 => {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    std::arch::is_x86_feature_detected!("avx2")
                 }
                 #[cfg(not(target_arch = "x86_64"))]
                 {
@@ -113,7 +130,7 @@ impl Backend {
 
     /// The fastest backend that runs `F` on this CPU.
     pub fn detect<F: Kernels>() -> Backend {
-        [Backend::Avx512, Backend::Neon]
+        [Backend::Avx512, Backend::Avx2, Backend::Neon]
             .into_iter()
             .find(|b| b.check::<F>().is_ok())
             .unwrap_or(Backend::Scalar)
@@ -127,6 +144,9 @@ impl Backend {
             Backend::Scalar => 8,
             // 32 vector registers: radix-16 plus twiddles.
             Backend::Avx512 | Backend::Neon => 16,
+            // 16 vector registers: radix-8 plus twiddles (spilled ones are
+            // memory operands).
+            Backend::Avx2 => 8,
         }
     }
 }
@@ -255,7 +275,10 @@ fn moves_around<F: Copy>(buf: &mut [F], moves: &mut RowMoves<'_, F>, run: impl F
 /// Fields with a packed SIMD form: the generic packed kernel on AVX-512 and
 /// NEON (runs shorter than a register go to the portable kernel).
 macro_rules! packed_kernels {
-    ([$($generics:tt)*] $field:ty, $avx:ty, $avx_lanes:literal, $avx_name:literal, $neon:ty, $neon_lanes:literal, $neon_name:literal) => {
+    ([$($generics:tt)*] $field:ty,
+     avx512: $avx:ty, $avx_lanes:literal, $avx_name:literal,
+     avx2: $avx2:ty, $avx2_entry:ident, $avx2_clmul:literal, $avx2_lanes:literal, $avx2_name:literal,
+     neon: $neon:ty, $neon_lanes:literal, $neon_name:literal) => {
         impl<$($generics)*> Kernels for $field {
             fn has_kernels(backend: Backend) -> bool {
                 match backend {
@@ -263,6 +286,14 @@ macro_rules! packed_kernels {
                     // The AVX-512 entry point is compiled with VPCLMULQDQ among its features.
                     #[cfg(target_arch = "x86_64")]
                     Backend::Avx512 => std::arch::is_x86_feature_detected!("vpclmulqdq"),
+                    // GF(2^64)'s AVX2 entry point is compiled with PCLMULQDQ
+                    // and VPCLMULQDQ, the prime fields' with AVX2 alone.
+                    #[cfg(target_arch = "x86_64")]
+                    Backend::Avx2 => {
+                        !$avx2_clmul
+                            || (std::arch::is_x86_feature_detected!("pclmulqdq")
+                                && std::arch::is_x86_feature_detected!("vpclmulqdq"))
+                    }
                     // The NEON entry point is compiled with `aes` (PMULL) among its features.
                     #[cfg(target_arch = "aarch64")]
                     Backend::Neon => std::arch::is_aarch64_feature_detected!("aes"),
@@ -272,13 +303,14 @@ macro_rules! packed_kernels {
             fn register_values(backend: Backend) -> usize {
                 match backend {
                     // 8 data registers + 7 broadcast twiddles + the product's temporaries.
-                    Backend::Avx512 | Backend::Neon => 8,
+                    Backend::Avx512 | Backend::Neon | Backend::Avx2 => 8,
                     _ => backend.register_values(),
                 }
             }
             fn transposed_tail(backend: Backend, lanes: usize) -> usize {
                 let register = match backend {
                     Backend::Avx512 => $avx_lanes,
+                    Backend::Avx2 => $avx2_lanes,
                     Backend::Neon => $neon_lanes,
                     Backend::Scalar => return 0,
                 };
@@ -295,7 +327,7 @@ macro_rules! packed_kernels {
                 superblocks: usize,
             ) -> Vec<Self::Twiddle> {
                 match (backend, whole_block) {
-                    (Backend::Avx512 | Backend::Neon, true) => {
+                    (Backend::Avx512 | Backend::Avx2 | Backend::Neon, true) => {
                         packed::transposed_twiddles(&heap, superblocks)
                             .expect("the planner makes transposed groups of whole chunks")
                     }
@@ -306,6 +338,8 @@ macro_rules! packed_kernels {
                 match (backend, whole_block) {
                     (Backend::Avx512, false) => $avx_name,
                     (Backend::Avx512, true) => concat!($avx_name, ", blocks transposed in registers"),
+                    (Backend::Avx2, false) => $avx2_name,
+                    (Backend::Avx2, true) => concat!($avx2_name, ", blocks transposed in registers"),
                     (Backend::Neon, false) => $neon_name,
                     (Backend::Neon, true) => concat!($neon_name, ", blocks transposed in registers"),
                     _ => "portable",
@@ -319,6 +353,12 @@ macro_rules! packed_kernels {
                     Backend::Avx512
                         if group.whole_block || packed_runs_fill_registers(group, $avx_lanes) =>
                     unsafe { avx512::packed::run_group::<$avx>(buf, group) },
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: plans use Backend::Avx2 for this field only after
+                    // `Backend::check` found AVX2 (and, for GF(2^64), VPCLMULQDQ).
+                    Backend::Avx2
+                        if group.whole_block || packed_runs_fill_registers(group, $avx2_lanes) =>
+                    unsafe { avx2::$avx2_entry::run_group::<$avx2>(buf, group) },
                     #[cfg(target_arch = "aarch64")]
                     // SAFETY: plans use Backend::Neon for this field only after
                     // `Backend::check` found NEON and the `aes` extension.
@@ -343,6 +383,11 @@ macro_rules! packed_kernels {
                     Backend::Avx512 if packed_rows_fill_registers(group, $avx_lanes) => unsafe {
                         avx512::packed::run_group_moving::<$avx>(buf, group, moves)
                     },
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: as in `run_group`.
+                    Backend::Avx2 if packed_rows_fill_registers(group, $avx2_lanes) => unsafe {
+                        avx2::$avx2_entry::run_group_moving::<$avx2>(buf, group, moves)
+                    },
                     #[cfg(target_arch = "aarch64")]
                     // SAFETY: as in `run_group`.
                     Backend::Neon if packed_rows_fill_registers(group, $neon_lanes) => unsafe {
@@ -355,10 +400,18 @@ macro_rules! packed_kernels {
     };
 }
 
-packed_kernels!([P: MontyParams] Monty31<P>, avx512::packed::PackedMonty31<P>, 16, "avx512 Montgomery", neon::packed::PackedMonty31<P>, 4, "neon Montgomery");
-packed_kernels!([] Gf2_64, avx512::packed::PackedGf2_64, 8, "avx512 vpclmulqdq", neon::packed::PackedGf2_64, 2, "neon pmull");
-
-packed_kernels!([] Goldilocks, avx512::packed::PackedGoldilocks, 8, "avx512 Goldilocks", neon::packed::PackedGoldilocks, 2, "neon Goldilocks");
+packed_kernels!([P: MontyParams] Monty31<P>,
+    avx512: avx512::packed::PackedMonty31<P>, 16, "avx512 Montgomery",
+    avx2: avx2::PackedMonty31<P>, plain, false, 8, "avx2 Montgomery",
+    neon: neon::packed::PackedMonty31<P>, 4, "neon Montgomery");
+packed_kernels!([] Gf2_64,
+    avx512: avx512::packed::PackedGf2_64, 8, "avx512 vpclmulqdq",
+    avx2: avx2::PackedGf2_64, clmul, true, 4, "avx2 vpclmulqdq",
+    neon: neon::packed::PackedGf2_64, 2, "neon pmull");
+packed_kernels!([] Goldilocks,
+    avx512: avx512::packed::PackedGoldilocks, 8, "avx512 Goldilocks",
+    avx2: avx2::PackedGoldilocks, plain, false, 4, "avx2 Goldilocks",
+    neon: neon::packed::PackedGoldilocks, 2, "neon Goldilocks");
 
 /// Extension data is best run through a `BabyBear` plan over 4 × the lanes
 /// (`ExtensionOf::as_base_slice_mut`); a `BabyBear4` plan uses the portable kernels.

@@ -1,5 +1,5 @@
 //! One register-group kernel for every field with a packed SIMD form, on
-//! every ISA (AVX-512, NEON): written once over [`Packed`].
+//! every ISA (AVX-512, AVX2, NEON): written once over [`Packed`].
 //!
 //! Row j of a butterfly set is one contiguous run of `stride · width`
 //! elements sharing the set's twiddles (twiddles are per block, not per
@@ -10,7 +10,6 @@
 
 use crate::backend::{GroupKernel, RowMoves};
 use crate::field::Field;
-use crate::transform::ButterflyKind;
 
 /// A SIMD register of field elements with the arithmetic butterflies need.
 /// Methods are only called from kernels compiled with the backend's target
@@ -52,19 +51,28 @@ pub(crate) trait Packed: Copy {
 /// `$run::<P, R, KIND>(args)` for the group's butterfly kind at radix R.
 macro_rules! by_kind {
     ($kind:expr, $run:ident::<$p:ty, $r:literal>($($arg:expr),*)) => {
-        // SAFETY: the loops need the packed ISA's features (see `run`),
-        // which the ISA entry points inlining this dispatch have: those run
-        // only after run-time detection found the features.
+        // SAFETY: the loops need the packed ISA's features, which the ISA
+        // entry points calling them have: those run only after run-time
+        // detection found the features.
         unsafe {
             match $kind {
-                ButterflyKind::CooleyTukey => $run::<$p, $r, CT>($($arg),*),
-                ButterflyKind::GentlemanSande => $run::<$p, $r, GS>($($arg),*),
-                ButterflyKind::Additive => $run::<$p, $r, ADD>($($arg),*),
-                ButterflyKind::AdditiveInverse => $run::<$p, $r, ADD_INV>($($arg),*),
+                $crate::transform::ButterflyKind::CooleyTukey => {
+                    $run::<$p, $r, { $crate::backend::packed::CT }>($($arg),*)
+                }
+                $crate::transform::ButterflyKind::GentlemanSande => {
+                    $run::<$p, $r, { $crate::backend::packed::GS }>($($arg),*)
+                }
+                $crate::transform::ButterflyKind::Additive => {
+                    $run::<$p, $r, { $crate::backend::packed::ADD }>($($arg),*)
+                }
+                $crate::transform::ButterflyKind::AdditiveInverse => {
+                    $run::<$p, $r, { $crate::backend::packed::ADD_INV }>($($arg),*)
+                }
             }
         }
     };
 }
+pub(crate) use by_kind;
 
 /// `$run::<P, R, KIND>(args)` for the group's radix and kind: every (radix,
 /// butterfly) pair is its own monomorphic loop, so there is no branch on the
@@ -72,62 +80,110 @@ macro_rules! by_kind {
 macro_rules! by_radix_and_kind {
     ($group:expr, $run:ident::<$p:ty>($($arg:expr),*)) => {
         match $group.log_radix {
-            1 => by_kind!($group.kind, $run::<$p, 2>($($arg),*)),
-            2 => by_kind!($group.kind, $run::<$p, 4>($($arg),*)),
-            3 => by_kind!($group.kind, $run::<$p, 8>($($arg),*)),
-            4 => by_kind!($group.kind, $run::<$p, 16>($($arg),*)),
+            1 => $crate::backend::packed::by_kind!($group.kind, $run::<$p, 2>($($arg),*)),
+            2 => $crate::backend::packed::by_kind!($group.kind, $run::<$p, 4>($($arg),*)),
+            3 => $crate::backend::packed::by_kind!($group.kind, $run::<$p, 8>($($arg),*)),
+            4 => $crate::backend::packed::by_kind!($group.kind, $run::<$p, 16>($($arg),*)),
             g => panic!("packed register groups merge 1 to 4 layers, not {g}"),
         }
     };
 }
+pub(crate) use by_radix_and_kind;
 
-/// Runs a register group of 1 to 4 layers with packed arithmetic. Inlined
-/// into each ISA's entry point, which is compiled with that ISA's features.
-#[inline(always)]
-pub(crate) fn run_group_generic<P: Packed>(buf: &mut [P::F], group: &GroupKernel<'_, P::F>) {
-    if group.whole_block {
-        by_radix_and_kind!(group, run_transposed::<P>(buf, group))
-    } else {
-        by_radix_and_kind!(group, run::<P>(buf, group))
-    }
-}
-
-/// [`run_group_generic`] with row moves: the group reads its input rows
-/// from `moves.from` and writes its output rows to `moves.to` where given
-/// (a gathered pass's tile, straight from and to the data), else from and to
-/// `buf`. Rows are whole registers (checked by the caller).
-#[inline(always)]
-pub(crate) fn run_group_moving_generic<P: Packed>(
-    buf: &mut [P::F],
-    group: &GroupKernel<'_, P::F>,
-    moves: &mut RowMoves<'_, P::F>,
-) {
-    by_radix_and_kind!(group, run_moving::<P>(buf, group, moves))
-}
-
-const CT: u8 = 0;
-const GS: u8 = 1;
-const ADD: u8 = 2;
-const ADD_INV: u8 = 3;
-
-/// The butterfly sets of a plain group, block by block.
+/// An ISA's entry points to the packed kernel, compiled with its target
+/// features (`$features`): `run_group` and `run_group_moving`, and one
+/// loop per (radix, butterfly) pair under them. The loops' bodies are the
+/// `#[inline(always)]` generic functions of this module, so they take the
+/// features of the wrapper they inline into; every ISA module instantiates
+/// this macro once per feature set, and no loop compiled for one ISA's
+/// features is ever called on a CPU that only has another's.
 ///
-/// This and the other (radix, butterfly) loops are each their own function,
-/// compiled with the packed ISA's target features (the only packed backend
-/// on x86-64 is AVX-512, on AArch64 NEON, with `aes` for `pmull`).
-/// Optimised builds inline them into the ISA entry point; unoptimised ones
-/// keep a frame per loop: all of them inlined into the entry point took a
-/// frame of 1.6 MiB, which overflowed a 2 MiB thread stack in debug builds.
-///
-/// # Safety
-/// The CPU must have those features.
-#[cfg_attr(
-    target_arch = "x86_64",
-    target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,vpclmulqdq")
-)]
-#[cfg_attr(target_arch = "aarch64", target_feature(enable = "neon,aes"))]
-#[inline]
-unsafe fn run<P: Packed, const R: usize, const KIND: u8>(
+/// The loops are each their own function: optimised builds inline them into
+/// the entry point; unoptimised ones keep a frame per loop (all of them
+/// inlined into the entry point took a frame of 1.6 MiB, which overflowed a
+/// 2 MiB thread stack in debug builds).
+macro_rules! packed_entry_points {
+    ($features:literal) => {
+        use $crate::backend::packed::{by_radix_and_kind, Packed};
+        use $crate::backend::{GroupKernel, RowMoves};
+
+        /// Runs a register group of 1 to 4 layers with packed arithmetic.
+        ///
+        /// # Safety
+        /// The CPU must have the features this function is compiled with.
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn run_group<P: Packed>(buf: &mut [P::F], group: &GroupKernel<'_, P::F>) {
+            if group.whole_block {
+                by_radix_and_kind!(group, run_transposed::<P>(buf, group))
+            } else {
+                by_radix_and_kind!(group, run::<P>(buf, group))
+            }
+        }
+
+        /// [`run_group`] with row moves: the group reads its input rows
+        /// from `moves.from` and writes its output rows to `moves.to` where
+        /// given (a gathered pass's tile, straight from and to the data),
+        /// else from and to `buf`. Rows are whole registers (checked by the
+        /// caller).
+        ///
+        /// # Safety
+        /// As [`run_group`].
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn run_group_moving<P: Packed>(
+            buf: &mut [P::F],
+            group: &GroupKernel<'_, P::F>,
+            moves: &mut RowMoves<'_, P::F>,
+        ) {
+            by_radix_and_kind!(group, run_moving::<P>(buf, group, moves))
+        }
+
+        /// # Safety
+        /// As [`run_group`].
+        #[target_feature(enable = $features)]
+        #[inline]
+        unsafe fn run<P: Packed, const R: usize, const KIND: u8>(
+            buf: &mut [P::F],
+            group: &GroupKernel<'_, P::F>,
+        ) {
+            $crate::backend::packed::run_body::<P, R, KIND>(buf, group)
+        }
+
+        /// # Safety
+        /// As [`run_group`].
+        #[target_feature(enable = $features)]
+        #[inline]
+        unsafe fn run_moving<P: Packed, const R: usize, const KIND: u8>(
+            buf: &mut [P::F],
+            group: &GroupKernel<'_, P::F>,
+            moves: &mut RowMoves<'_, P::F>,
+        ) {
+            $crate::backend::packed::run_moving_body::<P, R, KIND>(buf, group, moves)
+        }
+
+        /// # Safety
+        /// As [`run_group`].
+        #[target_feature(enable = $features)]
+        #[inline]
+        unsafe fn run_transposed<P: Packed, const R: usize, const KIND: u8>(
+            buf: &mut [P::F],
+            group: &GroupKernel<'_, P::F>,
+        ) {
+            $crate::backend::packed::run_transposed_body::<P, R, KIND>(buf, group)
+        }
+    };
+}
+pub(crate) use packed_entry_points;
+
+pub(crate) const CT: u8 = 0;
+pub(crate) const GS: u8 = 1;
+pub(crate) const ADD: u8 = 2;
+pub(crate) const ADD_INV: u8 = 3;
+
+/// The butterfly sets of a plain group, block by block. This and the other
+/// loop bodies below inline into the per-ISA wrappers of
+/// [`packed_entry_points`], and run only there, with the ISA's features.
+#[inline(always)]
+pub(crate) fn run_body<P: Packed, const R: usize, const KIND: u8>(
     buf: &mut [P::F],
     group: &GroupKernel<'_, P::F>,
 ) {
@@ -160,7 +216,7 @@ fn block_twiddles<P: Packed, const R: usize>(
     twiddles: &[<P::F as Field>::Twiddle],
 ) -> ([P::Twiddle; R], bool) {
     // Plain loops, not closures: everything here must inline into the
-    // target-feature loops (`run`, …), whose features closures would not
+    // target-feature loops (`run_body`, …), whose features closures would not
     // inherit.
     let mut w = [P::broadcast(twiddles[0]); R];
     for k in 1..R - 1 {
@@ -173,18 +229,10 @@ fn block_twiddles<P: Packed, const R: usize>(
     (w, first_trivial)
 }
 
-/// [`run`], row by row, with the rows' loads and stores going where `moves`
-/// says.
-///
-/// # Safety
-/// As [`run`].
-#[cfg_attr(
-    target_arch = "x86_64",
-    target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,vpclmulqdq")
-)]
-#[cfg_attr(target_arch = "aarch64", target_feature(enable = "neon,aes"))]
-#[inline]
-unsafe fn run_moving<P: Packed, const R: usize, const KIND: u8>(
+/// [`run_body`], row by row, with the rows' loads and stores going where
+/// `moves` says.
+#[inline(always)]
+pub(crate) fn run_moving_body<P: Packed, const R: usize, const KIND: u8>(
     buf: &mut [P::F],
     group: &GroupKernel<'_, P::F>,
     moves: &mut RowMoves<'_, P::F>,
@@ -259,7 +307,7 @@ fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVI
     let width = rows.width;
     for r in 0..rows.per_run {
         for c in (0..width).step_by(P::LANES) {
-            // Plain calls, not closures (see `run`).
+            // Plain calls, not closures (see `run_body`).
             let mut x = [load_row::<P>(block, moves, rows, r, c); R];
             for j in 1..R {
                 x[j] = load_row::<P>(block, moves, rows, j * rows.per_run + r, c);
@@ -310,23 +358,15 @@ fn run_block<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: boo
 /// R consecutive super-blocks are transposed in registers instead — an
 /// R × R transpose of r-element pieces in log₂R exchange steps — which puts
 /// row j of all R super-blocks in register j, lane s·r + p holding super-block
-/// s. The butterflies then run as in [`run`] with one twiddle per lane. The
-/// twiddles are laid out per chunk of R super-blocks as [k][super-block]
+/// s. The butterflies then run as in [`run_body`] with one twiddle per lane.
+/// The twiddles are laid out per chunk of R super-blocks as [k][super-block]
 /// ([`transposed_twiddles`]).
-///
-/// # Safety
-/// As [`run`].
 #[allow(
     clippy::needless_range_loop,
     reason = "plain index loops: iterator adapters here left calls in the kernel"
 )]
-#[cfg_attr(
-    target_arch = "x86_64",
-    target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,vpclmulqdq")
-)]
-#[cfg_attr(target_arch = "aarch64", target_feature(enable = "neon,aes"))]
-#[inline]
-unsafe fn run_transposed<P: Packed, const R: usize, const KIND: u8>(
+#[inline(always)]
+pub(crate) fn run_transposed_body<P: Packed, const R: usize, const KIND: u8>(
     buf: &mut [P::F],
     group: &GroupKernel<'_, P::F>,
 ) {

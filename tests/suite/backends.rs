@@ -6,7 +6,7 @@ use nttfuse::*;
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 
 fn simd_backends<F: Kernels>() -> Vec<Backend> {
-    [Backend::Avx512, Backend::Neon]
+    [Backend::Avx512, Backend::Avx2, Backend::Neon]
         .into_iter()
         .filter(|b| b.check::<F>().is_ok())
         .collect()
@@ -217,6 +217,23 @@ fn neon_packed_kernels_are_exercised_on_aarch64() {
         assert!(simd_backends::<BabyBear>().contains(&Backend::Neon));
         assert!(simd_backends::<KoalaBear>().contains(&Backend::Neon));
         assert!(simd_backends::<Goldilocks>().contains(&Backend::Neon));
+    }
+}
+
+#[test]
+fn avx2_packed_kernels_are_exercised_on_avx2_cpus() {
+    // Every x86-64 CPU with AVX2 runs the prime fields' AVX2 kernels in the
+    // comparisons above (AVX-512 CPUs too: they are not skipped there), and
+    // GF(2^64)'s where it also has VPCLMULQDQ.
+    if Backend::Avx2.cpu_supports() {
+        assert!(simd_backends::<BabyBear>().contains(&Backend::Avx2));
+        assert!(simd_backends::<KoalaBear>().contains(&Backend::Avx2));
+        assert!(simd_backends::<Goldilocks>().contains(&Backend::Avx2));
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(
+            simd_backends::<Gf2_64>().contains(&Backend::Avx2),
+            std::arch::is_x86_feature_detected!("vpclmulqdq")
+        );
     }
 }
 

@@ -41,7 +41,7 @@ fn cantor_basis_known_answer() {
         0x7a0052c46977322f,
     ]);
     assert_eq!(reference::evaluate(&spec, &input).unwrap(), expected);
-    for backend in [Backend::Scalar, Backend::Avx512] {
+    for backend in [Backend::Scalar, Backend::Avx512, Backend::Avx2] {
         if let Ok(plan) = Planner::new().backend(backend).plan(&spec) {
             let mut data = input.clone();
             plan.execute(&mut data).unwrap();
@@ -124,7 +124,7 @@ fn gf2_192_encode_runs_on_the_gf2_64_path_over_three_times_the_lanes() {
         let base = Transform::<Gf2_64>::additive_encode(log_n, rate)
             .basis(basis)
             .lanes(3 * lanes);
-        for backend in [Backend::Scalar, Backend::Avx512] {
+        for backend in [Backend::Scalar, Backend::Avx512, Backend::Avx2] {
             let Ok(plan) = Planner::new().backend(backend).budgets(tiny()).plan(&base) else {
                 continue;
             };

@@ -162,7 +162,7 @@ fn order_on_a_fixed_order_transform() {
 fn forced_backend_the_cpu_or_field_lacks() {
     // BabyBear4 has no SIMD kernels (its data runs through a BabyBear plan
     // over 4 × the lanes): refused whatever the CPU.
-    for backend in [Backend::Avx512, Backend::Neon] {
+    for backend in [Backend::Avx512, Backend::Avx2, Backend::Neon] {
         let err = Planner::new()
             .backend(backend)
             .plan(&Transform::<BabyBear4>::dft(4))
@@ -181,6 +181,14 @@ fn forced_backend_the_cpu_or_field_lacks() {
         .plan(&Transform::<MlKem>::negacyclic_forward())
         .unwrap_err();
     assert!(err.to_string().contains("CPU lacks"), "{err}");
+    // The AVX2 backend has no lattice kernels: refused, not run as scalar
+    // code under its name.
+    let err = Planner::new()
+        .backend(Backend::Avx2)
+        .plan(&Transform::<MlKem>::negacyclic_forward())
+        .unwrap_err();
+    assert!(matches!(err, Error::BackendUnavailable { .. }), "{err}");
+    assert!(err.to_string().contains("avx2"), "{err}");
     assert!(Planner::new()
         .backend(Backend::Scalar)
         .plan(&Transform::<BabyBear>::dft(4))

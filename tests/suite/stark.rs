@@ -153,7 +153,7 @@ fn babybear4_columns_run_on_the_base_path() {
             .collect();
         let expected = reference::evaluate(&ext, &input).unwrap();
         let base = Transform::<BabyBear>::coset_dft(log_n, BabyBear::from_u64(5)).lanes(4 * lanes);
-        for backend in [Backend::Scalar, Backend::Avx512] {
+        for backend in [Backend::Scalar, Backend::Avx512, Backend::Avx2] {
             let Ok(plan) = Planner::new().backend(backend).budgets(tiny()).plan(&base) else {
                 continue;
             };

@@ -3,8 +3,6 @@
 //! Montgomery fields) per zmm. Tails shorter than a register use masked
 //! loads and stores.
 
-use crate::backend::packed::{run_group_generic, run_group_moving_generic, Packed};
-use crate::backend::{GroupKernel, RowMoves};
 use crate::field::FOLD_TOP_NIBBLE;
 use core::arch::x86_64::*;
 
@@ -158,28 +156,9 @@ fn permute2_64(a: __m512i, idx: &[u64; 8], b: __m512i) -> __m512i {
     }
 }
 
-/// Runs a register group of 1 to 4 layers with AVX-512 packed arithmetic.
-///
-/// # Safety
-/// The CPU must have AVX-512 F, BW, DQ, VL and VPCLMULQDQ (the features
-/// this function is compiled with).
-#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,vpclmulqdq")]
-pub(crate) unsafe fn run_group<P: Packed>(buf: &mut [P::F], group: &GroupKernel<'_, P::F>) {
-    run_group_generic::<P>(buf, group)
-}
-
-/// [`run_group`] with row moves (a gathered pass's fused gather and scatter).
-///
-/// # Safety
-/// As [`run_group`].
-#[target_feature(enable = "avx512f,avx512bw,avx512dq,avx512vl,vpclmulqdq")]
-pub(crate) unsafe fn run_group_moving<P: Packed>(
-    buf: &mut [P::F],
-    group: &GroupKernel<'_, P::F>,
-    moves: &mut RowMoves<'_, P::F>,
-) {
-    run_group_moving_generic::<P>(buf, group, moves)
-}
+// `run_group` and `run_group_moving`, compiled with AVX-512 F, BW, DQ, VL
+// and VPCLMULQDQ: callers reach them only after `Backend::check` found those.
+crate::backend::packed::packed_entry_points!("avx512f,avx512bw,avx512dq,avx512vl,vpclmulqdq");
 
 /// GF(2^64): 8 elements per zmm. Products: `vpclmulqdq` on the even and the
 /// odd qwords (of the element and of the twiddle, so twiddles may differ per

@@ -3,34 +3,13 @@
 //! Montgomery fields) per q register. Tails shorter than a register go
 //! through a small stack buffer.
 
-use crate::backend::packed::{run_group_generic, run_group_moving_generic, Packed};
-use crate::backend::{GroupKernel, RowMoves};
 use crate::field::FOLD_TOP_NIBBLE;
 use crate::field::{Gf2_64, Monty31, MontyParams};
 use core::arch::aarch64::*;
 
-/// Runs a register group with NEON packed arithmetic.
-///
-/// # Safety
-/// The CPU must have NEON and, for GF(2^64), the `aes` extension (PMULL):
-/// `Kernels::has_kernels` detects it before any plan uses this backend.
-#[target_feature(enable = "neon,aes")]
-pub(crate) unsafe fn run_group<P: Packed>(buf: &mut [P::F], group: &GroupKernel<'_, P::F>) {
-    run_group_generic::<P>(buf, group)
-}
-
-/// [`run_group`] with row moves (a gathered pass's fused gather and scatter).
-///
-/// # Safety
-/// As [`run_group`].
-#[target_feature(enable = "neon,aes")]
-pub(crate) unsafe fn run_group_moving<P: Packed>(
-    buf: &mut [P::F],
-    group: &GroupKernel<'_, P::F>,
-    moves: &mut RowMoves<'_, P::F>,
-) {
-    run_group_moving_generic::<P>(buf, group, moves)
-}
+// `run_group` and `run_group_moving`, compiled with NEON and `aes` (PMULL):
+// `Kernels::has_kernels` detects `aes` before any plan uses this backend.
+crate::backend::packed::packed_entry_points!("neon,aes");
 
 /// GF(2^64), 2 lanes: `pmull`/`pmull2` products, reduced in vector
 /// registers (shifts, XORs and one `tbl` lookup, [`FOLD_TOP_NIBBLE`]).

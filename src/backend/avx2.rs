@@ -1,0 +1,541 @@
+//! AVX2 packed forms of the fields, for the generic register-group kernel of
+//! `backend::packed`: 8 × u32 (31-bit Montgomery fields) and 4 × u64
+//! (Goldilocks; GF(2^64) with 256-bit `vpclmulqdq`) per ymm. This is the
+//! SIMD path of x86-64 CPUs without AVX-512 (AMD Zen 2/3, Intel before Ice
+//! Lake and its client parts since Alder Lake).
+//!
+//! The arithmetic is that of the AVX-512 forms on half the lanes, bit for bit
+//! the scalar fields' results; AVX2 lacks unsigned 64-bit compares and
+//! masked loads of arbitrary width, so Goldilocks carries and borrows are
+//! signed compares of sign-flipped words and loads of fewer than a
+//! register's lanes go through a small stack buffer.
+//!
+//! Two sets of entry points: [`plain`] (AVX2 only) for the Montgomery fields
+//! and Goldilocks, [`clmul`] (AVX2 with PCLMULQDQ and VPCLMULQDQ) for
+//! GF(2^64), so a CPU with AVX2 but without 256-bit carry-less products
+//! (Haswell to Coffee Lake) still runs the prime fields here.
+
+use crate::backend::packed::Packed;
+use crate::field::{Gf2_64, Goldilocks, Monty31, MontyParams, FOLD_TOP_NIBBLE};
+use core::arch::x86_64::*;
+use core::marker::PhantomData;
+
+/// The packed kernel compiled with AVX2 (prime fields).
+pub(crate) mod plain {
+    // `run_group` and `run_group_moving`, compiled with AVX2: callers reach
+    // them only after `Backend::check` found AVX2.
+    crate::backend::packed::packed_entry_points!("avx2");
+}
+
+/// The packed kernel compiled with AVX2, PCLMULQDQ and VPCLMULQDQ (GF(2^64)).
+pub(crate) mod clmul {
+    // `run_group` and `run_group_moving`, compiled with AVX2 and VPCLMULQDQ:
+    // callers reach them only after `Backend::check` and
+    // `Kernels::has_kernels` found those.
+    crate::backend::packed::packed_entry_points!("avx2,pclmulqdq,vpclmulqdq");
+}
+
+/// Loads `n ≤ N` words of `s` (the rest zero) as 256 bits: straight from
+/// `s` when `n = N` (the kernels' constant case), else through a zeroed
+/// stack copy, so nothing past `s[n − 1]` is read. `T` is a field's
+/// `repr(transparent)` integer form (any bits are valid for the register).
+#[inline(always)]
+fn load_words<T: Copy, const N: usize>(s: &[T], n: usize) -> __m256i {
+    assert!(n <= N && s.len() >= n && core::mem::size_of::<T>() * N == 32);
+    if n == N {
+        // SAFETY: AVX was detected before any kernel runs (AVX2 implies it);
+        // `s` holds N words of 32 bytes in all (checked).
+        unsafe { _mm256_loadu_si256(s.as_ptr().cast()) }
+    } else {
+        let mut bytes = [0u8; 32];
+        // SAFETY: `s` holds n words, n·size_of::<T>() ≤ 32 bytes (checked),
+        // copied as plain bytes into `bytes`; AVX was detected.
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                s.as_ptr().cast::<u8>(),
+                bytes.as_mut_ptr(),
+                n * core::mem::size_of::<T>(),
+            );
+            _mm256_loadu_si256(bytes.as_ptr().cast())
+        }
+    }
+}
+
+/// Stores the first `n ≤ N` words of `v` to `s`: straight to `s` when
+/// `n = N`, else through a stack copy, so nothing past `s[n − 1]` is
+/// written. The words are valid `T`s (the kernels keep every lane a field
+/// element's `repr(transparent)` form).
+#[inline(always)]
+fn store_words<T: Copy, const N: usize>(v: __m256i, s: &mut [T], n: usize) {
+    assert!(n <= N && s.len() >= n && core::mem::size_of::<T>() * N == 32);
+    if n == N {
+        // SAFETY: AVX was detected before any kernel runs; `s` holds N words
+        // of 32 bytes in all (checked).
+        unsafe { _mm256_storeu_si256(s.as_mut_ptr().cast(), v) }
+    } else {
+        let mut bytes = [0u8; 32];
+        // SAFETY: `bytes` is 32 writable bytes; then n words, at most 32
+        // bytes (checked), are copied into `s`, which holds them.
+        unsafe {
+            _mm256_storeu_si256(bytes.as_mut_ptr().cast(), v);
+            core::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                s.as_mut_ptr().cast::<u8>(),
+                n * core::mem::size_of::<T>(),
+            );
+        }
+    }
+}
+
+/// `a`, hidden from the optimizer (an empty `asm!` block; the identity under
+/// Miri, which cannot run `asm!`).
+///
+/// # Safety
+/// The CPU must have AVX.
+#[inline]
+#[target_feature(enable = "avx")]
+unsafe fn opaque(a: __m256i) -> __m256i {
+    #[cfg(not(miri))]
+    {
+        let mut a = a;
+        // SAFETY: the template is empty: the register is read and written
+        // back unchanged, nothing else is touched.
+        unsafe {
+            core::arch::asm!("/* {0} */", inout(ymm_reg) a, options(pure, nomem, nostack, preserves_flags));
+        }
+        a
+    }
+    #[cfg(miri)]
+    {
+        a
+    }
+}
+
+/// One exchange step on 32-bit lanes (see [`Packed::exchange`]).
+#[inline(always)]
+fn exchange_32(a: __m256i, b: __m256i, bit: usize) -> (__m256i, __m256i) {
+    // SAFETY: AVX2 was detected before any kernel runs.
+    unsafe {
+        match bit {
+            0 => (
+                _mm256_blend_epi32::<0b1010_1010>(a, _mm256_slli_epi64::<32>(b)),
+                _mm256_blend_epi32::<0b1010_1010>(_mm256_srli_epi64::<32>(a), b),
+            ),
+            1 => exchange_64(a, b, 0),
+            2 => exchange_64(a, b, 1),
+            _ => panic!("8 lanes have 3 lane bits, not {}", bit + 1),
+        }
+    }
+}
+
+/// One exchange step on 64-bit lanes (see [`Packed::exchange`]).
+#[inline(always)]
+fn exchange_64(a: __m256i, b: __m256i, bit: usize) -> (__m256i, __m256i) {
+    // SAFETY: AVX2 was detected before any kernel runs.
+    unsafe {
+        match bit {
+            0 => (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b)),
+            1 => (
+                _mm256_permute2x128_si256::<0x20>(a, b),
+                _mm256_permute2x128_si256::<0x31>(a, b),
+            ),
+            _ => panic!("4 lanes have 2 lane bits, not {}", bit + 1),
+        }
+    }
+}
+
+/// Lane i of the result holds 64-bit word `i >> shift` of `v`.
+#[inline(always)]
+fn spread_64(v: __m256i, shift: usize) -> __m256i {
+    // SAFETY: AVX2 was detected before any kernel runs.
+    unsafe {
+        match shift {
+            0 => v,
+            1 => _mm256_permute4x64_epi64::<0b01_01_00_00>(v),
+            2 => _mm256_permute4x64_epi64::<0>(v),
+            _ => panic!("4 lanes spread by at most 2 bits, not {shift}"),
+        }
+    }
+}
+
+/// The odd 32-bit lanes of `a`, moved to the even positions.
+#[inline(always)]
+fn odd_lanes(a: __m256i) -> __m256i {
+    // SAFETY: AVX was detected before any kernel runs.
+    unsafe { _mm256_castps_si256(_mm256_movehdup_ps(_mm256_castsi256_ps(a))) }
+}
+
+/// The high 32-bit halves of the 64-bit lanes of `even` (into the even
+/// positions) and of `odd` (kept in the odd positions).
+#[inline(always)]
+fn high_halves(even: __m256i, odd: __m256i) -> __m256i {
+    // SAFETY: AVX2 was detected before any kernel runs.
+    unsafe { _mm256_blend_epi32::<0b1010_1010>(odd_lanes(even), odd) }
+}
+
+/// A 31-bit Montgomery field (BabyBear, KoalaBear): 8 elements per ymm,
+/// computed as [`PackedMonty31`](super::avx512) does on AVX-512: `vpmuludq`
+/// on the even and the odd lanes, `(a·w − ((a·w') mod 2^32)·p) / 2^32` with
+/// the twisted twiddle w' = w·p⁻¹ mod 2^32, and `min(r, r ± p)` to bring
+/// sums, differences and products to [0, p).
+#[derive(Clone, Copy)]
+pub(crate) struct PackedMonty31<P: MontyParams>(__m256i, PhantomData<P>);
+
+/// A twiddle register for [`PackedMonty31`]: w and w' = w·p⁻¹ mod 2^32, and
+/// their odd lanes moved to the even positions (the same registers for a
+/// broadcast twiddle).
+#[derive(Clone, Copy)]
+pub(crate) struct MontyTwiddle {
+    w: __m256i,
+    wq: __m256i,
+    w_odd: __m256i,
+    wq_odd: __m256i,
+}
+
+impl<P: MontyParams> PackedMonty31<P> {
+    #[inline(always)]
+    fn wrap(v: __m256i) -> Self {
+        Self(v, PhantomData)
+    }
+
+    #[inline(always)]
+    fn prime() -> __m256i {
+        // SAFETY: AVX was detected before any kernel runs.
+        unsafe { _mm256_set1_epi32(P::PRIME as i32) }
+    }
+}
+
+impl<P: MontyParams> Packed for PackedMonty31<P> {
+    type F = Monty31<P>;
+    const LANES: usize = 8;
+    type Twiddle = MontyTwiddle;
+
+    #[inline(always)]
+    fn load(s: &[Self::F], n: usize) -> Self {
+        Self::wrap(load_words::<Self::F, 8>(s, n))
+    }
+
+    #[inline(always)]
+    fn store(self, s: &mut [Self::F], n: usize) {
+        store_words::<Self::F, 8>(self.0, s, n)
+    }
+
+    #[inline(always)]
+    fn broadcast(w: Self::F) -> MontyTwiddle {
+        let m = w.to_monty();
+        // SAFETY: AVX was detected before any kernel runs.
+        unsafe {
+            // Opaque, so LLVM does not see a splat it can multiply as 64 bits.
+            let w = opaque(_mm256_set1_epi32(m as i32));
+            let wq = opaque(_mm256_set1_epi32(m.wrapping_mul(Monty31::<P>::P_INV) as i32));
+            MontyTwiddle {
+                w,
+                wq,
+                w_odd: w,
+                wq_odd: wq,
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn add(self, b: Self) -> Self {
+        // SAFETY: AVX2 was detected before any kernel runs.
+        unsafe {
+            let t = _mm256_add_epi32(self.0, b.0);
+            Self::wrap(_mm256_min_epu32(t, _mm256_sub_epi32(t, Self::prime())))
+        }
+    }
+
+    #[inline(always)]
+    fn sub(self, b: Self) -> Self {
+        // SAFETY: AVX2 was detected before any kernel runs.
+        unsafe {
+            let t = _mm256_sub_epi32(self.0, b.0);
+            Self::wrap(_mm256_min_epu32(t, _mm256_add_epi32(t, Self::prime())))
+        }
+    }
+
+    #[inline(always)]
+    fn mul(self, t: MontyTwiddle) -> Self {
+        // SAFETY: AVX2 was detected before any kernel runs.
+        unsafe {
+            let p = Self::prime();
+            let a = self.0;
+            let odd = odd_lanes(a);
+            let even_product = _mm256_mul_epu32(a, t.w);
+            let odd_product = _mm256_mul_epu32(odd, t.w_odd);
+            let even_m = _mm256_mul_epu32(opaque(_mm256_mul_epu32(a, t.wq)), p);
+            let odd_m = _mm256_mul_epu32(opaque(_mm256_mul_epu32(odd, t.wq_odd)), p);
+            // a·w and m·p agree in their low halves: the high half of their
+            // difference is the difference of the high halves.
+            let r = _mm256_sub_epi32(
+                high_halves(even_product, odd_product),
+                high_halves(even_m, odd_m),
+            );
+            Self::wrap(_mm256_min_epu32(r, _mm256_add_epi32(r, p)))
+        }
+    }
+
+    #[inline(always)]
+    fn exchange(self, b: Self, bit: usize) -> (Self, Self) {
+        let (x, y) = exchange_32(self.0, b.0, bit);
+        (Self::wrap(x), Self::wrap(y))
+    }
+
+    #[inline(always)]
+    fn load_twiddles(w: &[Self::F], shift: usize) -> MontyTwiddle {
+        let n = 8 >> shift;
+        // SAFETY: AVX2 was detected before any kernel runs.
+        unsafe {
+            let v = load_words::<Self::F, 8>(w, n);
+            // Lane i takes word i >> shift.
+            let idx = _mm256_srlv_epi32(
+                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                _mm256_set1_epi32(shift as i32),
+            );
+            let w = _mm256_permutevar8x32_epi32(v, idx);
+            let wq = _mm256_mullo_epi32(w, _mm256_set1_epi32(Monty31::<P>::P_INV as i32));
+            MontyTwiddle {
+                w,
+                wq,
+                w_odd: odd_lanes(w),
+                wq_odd: odd_lanes(wq),
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn twiddle_is_trivial(w: &Self::F) -> bool {
+        *w == Monty31::<P>::ONE
+    }
+}
+
+/// Unsigned `a < b` on 64-bit lanes, as all-ones lanes: a signed compare
+/// of the words with their top bits flipped.
+#[inline(always)]
+fn less_u64(a: __m256i, b: __m256i) -> __m256i {
+    // SAFETY: AVX2 was detected before any kernel runs.
+    unsafe {
+        let top = _mm256_set1_epi64x(i64::MIN);
+        _mm256_cmpgt_epi64(_mm256_xor_si256(b, top), _mm256_xor_si256(a, top))
+    }
+}
+
+/// Goldilocks (p = 2^64 − 2^32 + 1): 4 canonical elements per ymm, computed
+/// as the AVX-512 form does (four `vpmuludq` of 32-bit halves, reduced by
+/// 2^64 ≡ 2^32 − 1 and 2^96 ≡ −1) with carries and borrows as compare masks.
+#[derive(Clone, Copy)]
+pub(crate) struct PackedGoldilocks(__m256i);
+
+/// A Goldilocks twiddle register: w and its high 32-bit halves.
+#[derive(Clone, Copy)]
+pub(crate) struct GoldilocksTwiddle {
+    w: __m256i,
+    w_hi: __m256i,
+}
+
+impl PackedGoldilocks {
+    #[inline(always)]
+    fn prime() -> __m256i {
+        // SAFETY: AVX was detected before any kernel runs.
+        unsafe { _mm256_set1_epi64x(Goldilocks::MODULUS as i64) }
+    }
+
+    #[inline(always)]
+    fn epsilon() -> __m256i {
+        // SAFETY: AVX was detected before any kernel runs.
+        unsafe { _mm256_set1_epi64x(0xffff_ffff) }
+    }
+
+    /// x mod p for x < 2^64 (one conditional subtraction).
+    #[inline(always)]
+    fn canonical(x: __m256i) -> __m256i {
+        // SAFETY: AVX2 was detected before any kernel runs.
+        unsafe {
+            let below = less_u64(x, Self::prime());
+            _mm256_sub_epi64(x, _mm256_andnot_si256(below, Self::prime()))
+        }
+    }
+
+    #[inline(always)]
+    fn twiddle(w: __m256i) -> GoldilocksTwiddle {
+        // SAFETY: AVX2 was detected before any kernel runs.
+        unsafe {
+            GoldilocksTwiddle {
+                w,
+                w_hi: _mm256_srli_epi64::<32>(w),
+            }
+        }
+    }
+}
+
+impl Packed for PackedGoldilocks {
+    type F = Goldilocks;
+    const LANES: usize = 4;
+    type Twiddle = GoldilocksTwiddle;
+
+    #[inline(always)]
+    fn load(s: &[Goldilocks], n: usize) -> Self {
+        Self(load_words::<Goldilocks, 4>(s, n))
+    }
+
+    #[inline(always)]
+    fn store(self, s: &mut [Goldilocks], n: usize) {
+        // Every operation returns canonical values.
+        store_words::<Goldilocks, 4>(self.0, s, n)
+    }
+
+    #[inline(always)]
+    fn broadcast(w: Goldilocks) -> GoldilocksTwiddle {
+        // SAFETY: AVX was detected before any kernel runs.
+        Self::twiddle(unsafe { _mm256_set1_epi64x(w.value() as i64) })
+    }
+
+    #[inline(always)]
+    fn add(self, b: Self) -> Self {
+        // SAFETY: AVX2 was detected before any kernel runs.
+        unsafe {
+            let s = _mm256_add_epi64(self.0, b.0);
+            // On carry the true sum is s + 2^64 ≡ s + (2^32 − 1), below p.
+            let carry = less_u64(s, self.0);
+            let s = _mm256_add_epi64(s, _mm256_and_si256(carry, Self::epsilon()));
+            Self(Self::canonical(s))
+        }
+    }
+
+    #[inline(always)]
+    fn sub(self, b: Self) -> Self {
+        // SAFETY: AVX2 was detected before any kernel runs.
+        unsafe {
+            let d = _mm256_sub_epi64(self.0, b.0);
+            let borrow = less_u64(self.0, b.0);
+            Self(_mm256_add_epi64(d, _mm256_and_si256(borrow, Self::prime())))
+        }
+    }
+
+    #[inline(always)]
+    fn mul(self, t: GoldilocksTwiddle) -> Self {
+        // SAFETY: AVX2 was detected before any kernel runs.
+        unsafe {
+            let a = self.0;
+            let a_hi = _mm256_srli_epi64::<32>(a);
+            // The 128-bit product from 32-bit halves; no sum below overflows.
+            let ll = _mm256_mul_epu32(a, t.w);
+            let lh = _mm256_mul_epu32(a, t.w_hi);
+            let hl = _mm256_mul_epu32(a_hi, t.w);
+            let hh = _mm256_mul_epu32(a_hi, t.w_hi);
+            let eps = Self::epsilon();
+            let mid = _mm256_add_epi64(lh, _mm256_srli_epi64::<32>(ll));
+            let mid2 = _mm256_add_epi64(hl, _mm256_and_si256(mid, eps));
+            let lo = _mm256_blend_epi32::<0b1010_1010>(ll, _mm256_slli_epi64::<32>(mid2));
+            let hi = _mm256_add_epi64(
+                _mm256_add_epi64(hh, _mm256_srli_epi64::<32>(mid)),
+                _mm256_srli_epi64::<32>(mid2),
+            );
+            // lo − hi_hi (mod p): on borrow subtract 2^32 − 1.
+            let hi_hi = _mm256_srli_epi64::<32>(hi);
+            let t0 = _mm256_sub_epi64(lo, hi_hi);
+            let borrow = less_u64(lo, hi_hi);
+            let t0 = _mm256_sub_epi64(t0, _mm256_and_si256(borrow, eps));
+            // + hi_lo·(2^32 − 1): on carry add 2^32 − 1.
+            let t1 = _mm256_mul_epu32(hi, eps);
+            let t2 = _mm256_add_epi64(t0, t1);
+            let carry = less_u64(t2, t1);
+            let t2 = _mm256_add_epi64(t2, _mm256_and_si256(carry, eps));
+            Self(Self::canonical(t2))
+        }
+    }
+
+    #[inline(always)]
+    fn exchange(self, b: Self, bit: usize) -> (Self, Self) {
+        let (x, y) = exchange_64(self.0, b.0, bit);
+        (Self(x), Self(y))
+    }
+
+    #[inline(always)]
+    fn load_twiddles(w: &[Goldilocks], shift: usize) -> GoldilocksTwiddle {
+        let v = load_words::<Goldilocks, 4>(w, 4 >> shift);
+        Self::twiddle(spread_64(v, shift))
+    }
+
+    #[inline(always)]
+    fn twiddle_is_trivial(w: &Goldilocks) -> bool {
+        *w == Goldilocks::ONE
+    }
+}
+
+/// GF(2^64): 4 elements per ymm. Products: 256-bit `vpclmulqdq` on the even
+/// and the odd qwords, then the reduction by x^64 + x^4 + x^3 + x + 1 as on
+/// AVX-512 (hi·(x + 1)·(x^3 + 1) by shifts and XORs, the bits pushed past
+/// x^63 folded by one `vpshufb` lookup, [`FOLD_TOP_NIBBLE`]); without
+/// `vpternlogq`, the three-way XOR is two.
+#[derive(Clone, Copy)]
+pub(crate) struct PackedGf2_64(__m256i);
+
+impl Packed for PackedGf2_64 {
+    type F = Gf2_64;
+    const LANES: usize = 4;
+    type Twiddle = __m256i;
+
+    #[inline(always)]
+    fn load(s: &[Gf2_64], n: usize) -> Self {
+        Self(load_words::<Gf2_64, 4>(s, n))
+    }
+
+    #[inline(always)]
+    fn store(self, s: &mut [Gf2_64], n: usize) {
+        store_words::<Gf2_64, 4>(self.0, s, n)
+    }
+
+    #[inline(always)]
+    fn broadcast(w: Gf2_64) -> __m256i {
+        // SAFETY: AVX was detected before any kernel runs.
+        unsafe { _mm256_set1_epi64x(w.bits() as i64) }
+    }
+
+    #[inline(always)]
+    fn add(self, b: Self) -> Self {
+        // SAFETY: AVX2 was detected before any kernel runs.
+        unsafe { Self(_mm256_xor_si256(self.0, b.0)) }
+    }
+
+    #[inline(always)]
+    fn sub(self, b: Self) -> Self {
+        self.add(b)
+    }
+
+    #[inline(always)]
+    fn mul(self, w: __m256i) -> Self {
+        // SAFETY: AVX2 and VPCLMULQDQ were detected before any plan used
+        // this backend for GF(2^64) (`Kernels::has_kernels`).
+        unsafe {
+            let even = _mm256_clmulepi64_epi128::<0x00>(self.0, w);
+            let odd = _mm256_clmulepi64_epi128::<0x11>(self.0, w);
+            let lo = _mm256_unpacklo_epi64(even, odd);
+            let hi = _mm256_unpackhi_epi64(even, odd);
+            let fold = _mm256_shuffle_epi8(
+                _mm256_broadcastsi128_si256(_mm_loadu_si128(FOLD_TOP_NIBBLE.as_ptr().cast())),
+                _mm256_srli_epi64::<60>(hi),
+            );
+            let t = _mm256_xor_si256(hi, _mm256_slli_epi64::<1>(hi));
+            let r = _mm256_xor_si256(_mm256_xor_si256(lo, t), _mm256_slli_epi64::<3>(t));
+            Self(_mm256_xor_si256(r, fold))
+        }
+    }
+
+    #[inline(always)]
+    fn exchange(self, b: Self, bit: usize) -> (Self, Self) {
+        let (x, y) = exchange_64(self.0, b.0, bit);
+        (Self(x), Self(y))
+    }
+
+    #[inline(always)]
+    fn load_twiddles(w: &[Gf2_64], shift: usize) -> __m256i {
+        spread_64(load_words::<Gf2_64, 4>(w, 4 >> shift), shift)
+    }
+
+    #[inline(always)]
+    fn twiddle_is_trivial(w: &Gf2_64) -> bool {
+        w.bits() == 0
+    }
+}
