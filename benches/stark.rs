@@ -29,7 +29,9 @@
 //!
 //! `NTTFUSE_BENCH_QUICK=1` shrinks every shape by 2^4 (a smoke run);
 //! `NTTFUSE_BENCH_ONLY=babybear-col,goldilocks-dft` runs only the named rows
-//! (`{babybear,koalabear,goldilocks}-{dft,lde,col}`).
+//! (`{babybear,koalabear,goldilocks}-{dft,lde,col}`, and `simd`: the
+//! detected backend against the portable kernels, same plan shapes, 1
+//! thread).
 
 mod common;
 
@@ -376,9 +378,16 @@ fn main() {
         Backend::detect::<BabyBear>().name(),
         Backend::detect::<Goldilocks>().name()
     );
-    if !cfg!(target_feature = "avx512f") && Backend::Avx512.cpu_supports() {
+    let p3_lacks = if !cfg!(target_feature = "avx512f") && Backend::Avx512.cpu_supports() {
+        Some("AVX-512")
+    } else if !cfg!(target_feature = "avx2") && Backend::Avx2.cpu_supports() {
+        Some("AVX2")
+    } else {
+        None
+    };
+    if let Some(simd) = p3_lacks {
         println!(
-            "note: Plonky3 is built without its AVX-512 code (it selects SIMD at compile time); rerun with RUSTFLAGS=\"-C target-cpu=native\" for a fair comparison\n"
+            "note: Plonky3 is built without its {simd} code (it selects SIMD at compile time); rerun with RUSTFLAGS=\"-C target-cpu=native\" for a fair comparison\n"
         );
     }
     println!(
@@ -450,5 +459,63 @@ fn main() {
             );
         }
     }
+    if wanted("simd") {
+        println!(
+            "\nbackend speedup, 1 thread, in place, {} alternating rounds: detected backend ÷ portable kernels (same plan shape)\n",
+            SIMD_ROUNDS
+        );
+        println!(
+            "{:<46} {:>10} {:>9} {:>9} {:>7}",
+            "shape", "backend", "simd ms", "scalar ms", "ratio"
+        );
+        simd_row::<BabyBear>("BabyBear", 16 - shrink, 256);
+        simd_row::<BabyBear>("BabyBear", 20 - shrink, 1);
+        simd_row::<Goldilocks>("Goldilocks", 16 - shrink, 256);
+        simd_row::<Goldilocks>("Goldilocks", 20 - shrink, 1);
+    }
     println!();
+}
+
+/// Rounds of the backend comparison.
+const SIMD_ROUNDS: usize = 7;
+
+/// One DFT of `2^log_n × lanes`, in place on 1 thread, with the detected
+/// backend and with the portable kernels, in alternating rounds: the SIMD
+/// speedup measured in one run.
+fn simd_row<F: Kernels + TwoAdicField>(name: &str, log_n: u32, lanes: usize) {
+    let backend = Backend::detect::<F>();
+    let spec = Transform::<F>::dft(log_n)
+        .lanes(lanes)
+        .order(Order::BitReversed);
+    let plan_on = |b: Backend| {
+        Planner::new()
+            .threads(Threads::Count(1))
+            .backend(b)
+            .plan(&spec)
+            .expect("plan")
+    };
+    let (simd, scalar) = (plan_on(backend), plan_on(Backend::Scalar));
+    let input: Vec<F> = (0..(simd.len() as u64))
+        .map(|i| F::from_u64(i.wrapping_mul(0x9e37_79b9)))
+        .collect();
+    let run = |plan: Plan<F>| {
+        let input = &input;
+        timed_fresh(
+            move || input.clone(),
+            move |mut data: Vec<F>| {
+                plan.execute(&mut data).expect("execute");
+                data
+            },
+        )
+    };
+    let (mut a, mut b) = (run(simd), run(scalar));
+    let medians = interleaved_medians(SIMD_ROUNDS, &mut [&mut a, &mut b]);
+    println!(
+        "{:<46} {:>10} {:>9.2} {:>9.2} {:>7.2}",
+        format!("{name} dft 2^{log_n} × {lanes}"),
+        backend.name(),
+        ms(medians[0]),
+        ms(medians[1]),
+        medians[0].as_secs_f64() / medians[1].as_secs_f64()
+    );
 }

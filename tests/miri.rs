@@ -240,6 +240,16 @@ fn avx512_binary_fields() {
 }
 
 #[test]
+fn avx2_prime_fields() {
+    prime_families(Backend::Avx2);
+}
+
+#[test]
+fn avx2_binary_fields() {
+    binary_families(Backend::Avx2);
+}
+
+#[test]
 fn neon_every_family() {
     lattice_families(Backend::Neon);
     prime_families(Backend::Neon);
