@@ -103,6 +103,26 @@ fn golden_plans_match_the_planner() {
     );
 }
 
+/// The AVX2 plans of a wide matrix and a single column (the single column
+/// ends in a transposed group on 8-lane registers).
+#[test]
+fn golden_stark_plans_avx2() {
+    golden_on(
+        Backend::Avx2,
+        "babybear_dft_2e16x256_bitrev_avx2",
+        Transform::<BabyBear>::dft(16)
+            .lanes(256)
+            .order(Order::BitReversed),
+        zen5(),
+    );
+    golden_on(
+        Backend::Avx2,
+        "babybear_dft_2e20x1_bitrev_avx2",
+        Transform::<BabyBear>::dft(20).order(Order::BitReversed),
+        zen5(),
+    );
+}
+
 /// The STARK shapes of issue 4 on AVX-512 (LDE plans print both halves).
 #[test]
 fn golden_stark_plans_avx512() {
