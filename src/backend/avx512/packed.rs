@@ -264,16 +264,19 @@ impl Packed for PackedGf2_64 {
     }
 }
 
-/// A twiddle register for [`PackedMonty31`]: w and the twisted w' = w·p⁻¹
-/// mod 2^32, and their odd lanes moved to the even positions (`vpmuludq`
-/// reads even lanes). For a broadcast twiddle the copies are the same
-/// registers; per-lane twiddles (transposed groups) pay two shuffles once.
+/// A twiddle register for [`PackedMonty31`], for Shoup's multiplication: the
+/// twiddle's plain value w (not its Montgomery word) and its Shoup quotient
+/// k = ⌊w·2^32/p⌋, whose odd lanes are also kept in the even positions
+/// (`vpmuludq` reads even lanes). For a broadcast twiddle the two copies of
+/// k are the same register.
+///
+/// Both come from the Montgomery word w̃ = w·2^32 mod p without a division:
+/// w·2^32 = k·p + w̃, so k ≡ −w̃·p⁻¹ (mod 2^32) and w = (k·p + w̃) / 2^32.
 #[derive(Clone, Copy)]
 pub(crate) struct MontyTwiddle {
     w: __m512i,
-    wq: __m512i,
-    w_odd: __m512i,
-    wq_odd: __m512i,
+    k: __m512i,
+    k_odd: __m512i,
 }
 
 /// `a`, hidden from the optimizer (an empty `asm!` block; the identity under
@@ -317,11 +320,14 @@ fn odd_lanes(a: __m512i) -> __m512i {
 }
 
 /// A 31-bit Montgomery field (BabyBear, KoalaBear): 16 elements per zmm.
-/// Products run on the even and the odd lanes with `vpmuludq`:
-/// `(a·w − ((a·w') mod 2^32)·p) / 2^32` with the twisted twiddle
-/// w' = w·p⁻¹ mod 2^32, then `min(r, r + p)` brings (−p, p) to [0, p);
-/// sums and differences use the same `min` trick. Bit-identical to the
-/// scalar Montgomery reduction.
+/// Elements stay in Montgomery form; products by twiddles use Shoup's
+/// method with the twiddle's plain value w and quotient k = ⌊w·2^32/p⌋
+/// ([`MontyTwiddle`]): q = ⌊a·k/2^32⌋ from two `vpmuludq` (even and odd
+/// lanes) and one merging shuffle, r = a·w − q·p from two `vpmulld`, and
+/// `min(r, r − p)` brings [0, 2p) to [0, p). That is two multiplies and
+/// one shuffle fewer than a Montgomery reduction of a·w̃. Sums and
+/// differences use the same `min` trick. Bit-identical to the scalar
+/// Montgomery product.
 #[derive(Clone, Copy)]
 pub(crate) struct PackedMonty31<P: MontyParams>(__m512i, core::marker::PhantomData<P>);
 
@@ -363,17 +369,16 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
     #[inline(always)]
     fn broadcast(w: Self::F) -> MontyTwiddle {
         let m = w.to_monty();
+        let k = m.wrapping_mul(Monty31::<P>::P_INV).wrapping_neg();
+        let plain = ((u64::from(k) * u64::from(P::PRIME) + u64::from(m)) >> 32) as u32;
         // SAFETY: AVX-512 F was detected before any kernel runs.
         unsafe {
             // Opaque, so LLVM does not see a splat it can multiply as 64 bits.
-            let w = opaque(_mm512_set1_epi32(m as i32));
-            let wq = opaque(_mm512_set1_epi32(m.wrapping_mul(Monty31::<P>::P_INV) as i32));
-            // Uniform lanes: the odd-lane copies are the same registers.
+            let k = opaque(_mm512_set1_epi32(k as i32));
             MontyTwiddle {
-                w,
-                wq,
-                w_odd: w,
-                wq_odd: wq,
+                w: _mm512_set1_epi32(plain as i32),
+                k,
+                k_odd: k,
             }
         }
     }
@@ -402,20 +407,16 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
         unsafe {
             let p = Self::prime();
             let a = self.0;
-            let odd = odd_lanes(a);
-            let even_product = _mm512_mul_epu32(a, t.w);
-            let odd_product = _mm512_mul_epu32(odd, t.w_odd);
-            // The barrier keeps LLVM from fusing the two `vpmuludq` of each
-            // quotient into a 64-bit `vpmullq` (3 uops, 2.5× slower).
-            let even_m = _mm512_mul_epu32(opaque(_mm512_mul_epu32(a, t.wq)), p);
-            let odd_m = _mm512_mul_epu32(opaque(_mm512_mul_epu32(odd, t.wq_odd)), p);
-            // a·w and m·p agree in their low halves, so the high half of
-            // their difference is the difference of the high halves: two
-            // merging shuffles gather those, and a 32-bit subtraction ends.
-            let product_hi = high_halves(even_product, odd_product);
-            let m_hi = high_halves(even_m, odd_m);
-            let r = _mm512_sub_epi32(product_hi, m_hi);
-            Self::wrap(_mm512_min_epu32(r, _mm512_add_epi32(r, p)))
+            // Shoup: q = ⌊a·k/2^32⌋ from the high halves of the even and odd
+            // 64-bit products, then r = a·w − q·p (mod 2^32) lies in [0, 2p)
+            // and one `min` makes it canonical. a·w̃·2^−32 ≡ a·w (mod p), so
+            // this is the Montgomery product bit for bit.
+            let q = high_halves(
+                _mm512_mul_epu32(a, t.k),
+                _mm512_mul_epu32(odd_lanes(a), t.k_odd),
+            );
+            let r = _mm512_sub_epi32(_mm512_mullo_epi32(a, t.w), _mm512_mullo_epi32(q, p));
+            Self::wrap(_mm512_min_epu32(r, _mm512_sub_epi32(r, p)))
         }
     }
 
@@ -437,13 +438,21 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
         // `Monty31` is `repr(transparent)`), which are in bounds.
         unsafe {
             let v = _mm512_maskz_loadu_epi32(lanes_mask(n), w.as_ptr().cast());
-            let w = permute2_32(v, &SPREAD_32[shift], v);
-            let wq = _mm512_mullo_epi32(w, _mm512_set1_epi32(Monty31::<P>::P_INV as i32));
+            let m = permute2_32(v, &SPREAD_32[shift], v);
+            let neg_p_inv = _mm512_set1_epi32(Monty31::<P>::P_INV.wrapping_neg() as i32);
+            let k = _mm512_mullo_epi32(m, neg_p_inv);
+            let k_odd = odd_lanes(k);
+            // w = (k·p + w̃) / 2^32, exactly, on the even and the odd lanes.
+            let p = Self::prime();
+            let even = _mm512_add_epi64(
+                _mm512_mul_epu32(k, p),
+                _mm512_and_si512(m, _mm512_set1_epi64(0xffff_ffff)),
+            );
+            let odd = _mm512_add_epi64(_mm512_mul_epu32(k_odd, p), _mm512_srli_epi64::<32>(m));
             MontyTwiddle {
-                w,
-                wq,
-                w_odd: odd_lanes(w),
-                wq_odd: odd_lanes(wq),
+                w: high_halves(even, odd),
+                k,
+                k_odd,
             }
         }
     }
