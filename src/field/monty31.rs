@@ -117,6 +117,19 @@ impl<P: MontyParams> Monty31<P> {
         self.value
     }
 
+    /// The element's plain value w and its Shoup quotient k = ⌊w·2^32/p⌋,
+    /// for multiplying by it with Shoup's method: for any u32 `a`,
+    /// `a·w − ⌊a·k/2^32⌋·p` lies in [0, 2p) and is ≡ a·w (mod p). Derived
+    /// from the Montgomery word w̃ = w·2^32 mod p without a division:
+    /// w·2^32 = k·p + w̃ gives k ≡ −w̃·p⁻¹ (mod 2^32) and w = (k·p + w̃)/2^32.
+    #[inline(always)]
+    pub(crate) const fn shoup(self) -> (u32, u32) {
+        let m = self.value;
+        let k = m.wrapping_mul(Self::P_INV).wrapping_neg();
+        let w = ((k as u64 * P::PRIME as u64 + m as u64) >> 32) as u32;
+        (w, k)
+    }
+
     /// The element whose Montgomery-form word is `m`, `None` unless `m < p`.
     #[inline]
     pub const fn from_monty(m: u32) -> Option<Self> {
@@ -241,5 +254,30 @@ impl<P: MontyParams> TwoAdicField for Monty31<P> {
     fn two_adic_generator(bits: usize) -> Option<Self> {
         (bits <= P::TWO_ADICITY)
             .then(|| Self::new(P::TWO_ADIC_ROOT).pow(1 << (P::TWO_ADICITY - bits)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `shoup` against its definition (a division) at the edges and at
+    /// spread-out values, for both 31-bit fields.
+    fn shoup_matches_division<P: MontyParams>() {
+        let p = P::PRIME;
+        let values = [0, 1, 2, p / 2, p - 2, p - 1]
+            .into_iter()
+            .chain((0..1000u64).map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 33) as u32 % p));
+        for x in values {
+            let (w, k) = Monty31::<P>::new(x).shoup();
+            assert_eq!(w, x);
+            assert_eq!(u64::from(k), (u64::from(x) << 32) / u64::from(p), "x = {x}");
+        }
+    }
+
+    #[test]
+    fn shoup_pairs_match_their_definition() {
+        shoup_matches_division::<BabyBearParams>();
+        shoup_matches_division::<KoalaBearParams>();
     }
 }

@@ -368,9 +368,7 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
 
     #[inline(always)]
     fn broadcast(w: Self::F) -> MontyTwiddle {
-        let m = w.to_monty();
-        let k = m.wrapping_mul(Monty31::<P>::P_INV).wrapping_neg();
-        let plain = ((u64::from(k) * u64::from(P::PRIME) + u64::from(m)) >> 32) as u32;
+        let (plain, k) = w.shoup();
         // SAFETY: AVX-512 F was detected before any kernel runs.
         unsafe {
             // Opaque, so LLVM does not see a splat it can multiply as 64 bits.
