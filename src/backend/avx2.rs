@@ -174,22 +174,23 @@ fn high_halves(even: __m256i, odd: __m256i) -> __m256i {
 }
 
 /// A 31-bit Montgomery field (BabyBear, KoalaBear): 8 elements per ymm,
-/// computed as [`PackedMonty31`](super::avx512) does on AVX-512: `vpmuludq`
-/// on the even and the odd lanes, `(a·w − ((a·w') mod 2^32)·p) / 2^32` with
-/// the twisted twiddle w' = w·p⁻¹ mod 2^32, and `min(r, r ± p)` to bring
-/// sums, differences and products to [0, p).
+/// computed as [`PackedMonty31`](super::avx512) does on AVX-512: elements in
+/// Montgomery form, products by twiddles with Shoup's method (q = ⌊a·k/2^32⌋
+/// from `vpmuludq` on the even and the odd lanes, r = a·w − q·p from two
+/// `vpmulld`), and `min(r, r ± p)` to bring sums, differences and products
+/// to [0, p).
 #[derive(Clone, Copy)]
 pub(crate) struct PackedMonty31<P: MontyParams>(__m256i, PhantomData<P>);
 
-/// A twiddle register for [`PackedMonty31`]: w and w' = w·p⁻¹ mod 2^32, and
-/// their odd lanes moved to the even positions (the same registers for a
-/// broadcast twiddle).
+/// A twiddle register for [`PackedMonty31`]: the twiddle's plain value w and
+/// its Shoup quotient k = ⌊w·2^32/p⌋ ([`Monty31::shoup`]), with k's odd lanes
+/// also moved to the even positions (the same register for a broadcast
+/// twiddle).
 #[derive(Clone, Copy)]
 pub(crate) struct MontyTwiddle {
     w: __m256i,
-    wq: __m256i,
-    w_odd: __m256i,
-    wq_odd: __m256i,
+    k: __m256i,
+    k_odd: __m256i,
 }
 
 impl<P: MontyParams> PackedMonty31<P> {
@@ -222,17 +223,15 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
 
     #[inline(always)]
     fn broadcast(w: Self::F) -> MontyTwiddle {
-        let m = w.to_monty();
+        let (plain, k) = w.shoup();
         // SAFETY: AVX was detected before any kernel runs.
         unsafe {
             // Opaque, so LLVM does not see a splat it can multiply as 64 bits.
-            let w = opaque(_mm256_set1_epi32(m as i32));
-            let wq = opaque(_mm256_set1_epi32(m.wrapping_mul(Monty31::<P>::P_INV) as i32));
+            let k = opaque(_mm256_set1_epi32(k as i32));
             MontyTwiddle {
-                w,
-                wq,
-                w_odd: w,
-                wq_odd: wq,
+                w: _mm256_set1_epi32(plain as i32),
+                k,
+                k_odd: k,
             }
         }
     }
@@ -261,18 +260,13 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
         unsafe {
             let p = Self::prime();
             let a = self.0;
-            let odd = odd_lanes(a);
-            let even_product = _mm256_mul_epu32(a, t.w);
-            let odd_product = _mm256_mul_epu32(odd, t.w_odd);
-            let even_m = _mm256_mul_epu32(opaque(_mm256_mul_epu32(a, t.wq)), p);
-            let odd_m = _mm256_mul_epu32(opaque(_mm256_mul_epu32(odd, t.wq_odd)), p);
-            // a·w and m·p agree in their low halves: the high half of their
-            // difference is the difference of the high halves.
-            let r = _mm256_sub_epi32(
-                high_halves(even_product, odd_product),
-                high_halves(even_m, odd_m),
+            // Shoup: r = a·w − ⌊a·k/2^32⌋·p (mod 2^32) lies in [0, 2p).
+            let q = high_halves(
+                _mm256_mul_epu32(a, t.k),
+                _mm256_mul_epu32(odd_lanes(a), t.k_odd),
             );
-            Self::wrap(_mm256_min_epu32(r, _mm256_add_epi32(r, p)))
+            let r = _mm256_sub_epi32(_mm256_mullo_epi32(a, t.w), _mm256_mullo_epi32(q, p));
+            Self::wrap(_mm256_min_epu32(r, _mm256_sub_epi32(r, p)))
         }
     }
 
@@ -293,13 +287,21 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
                 _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
                 _mm256_set1_epi32(shift as i32),
             );
-            let w = _mm256_permutevar8x32_epi32(v, idx);
-            let wq = _mm256_mullo_epi32(w, _mm256_set1_epi32(Monty31::<P>::P_INV as i32));
+            let m = _mm256_permutevar8x32_epi32(v, idx);
+            let neg_p_inv = _mm256_set1_epi32(Monty31::<P>::P_INV.wrapping_neg() as i32);
+            let k = _mm256_mullo_epi32(m, neg_p_inv);
+            let k_odd = odd_lanes(k);
+            // w = (k·p + w̃) / 2^32, exactly, on the even and the odd lanes.
+            let p = Self::prime();
+            let even = _mm256_add_epi64(
+                _mm256_mul_epu32(k, p),
+                _mm256_and_si256(m, _mm256_set1_epi64x(0xffff_ffff)),
+            );
+            let odd = _mm256_add_epi64(_mm256_mul_epu32(k_odd, p), _mm256_srli_epi64::<32>(m));
             MontyTwiddle {
-                w,
-                wq,
-                w_odd: odd_lanes(w),
-                wq_odd: odd_lanes(wq),
+                w: high_halves(even, odd),
+                k,
+                k_odd,
             }
         }
     }
