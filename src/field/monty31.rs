@@ -123,6 +123,10 @@ impl<P: MontyParams> Monty31<P> {
     /// from the Montgomery word w̃ = w·2^32 mod p without a division:
     /// w·2^32 = k·p + w̃ gives k ≡ −w̃·p⁻¹ (mod 2^32) and w = (k·p + w̃)/2^32.
     #[inline(always)]
+    #[cfg_attr(
+        not(target_arch = "x86_64"),
+        allow(dead_code, reason = "only the x86-64 kernels multiply Shoup's way")
+    )]
     pub(crate) const fn shoup(self) -> (u32, u32) {
         let m = self.value;
         let k = m.wrapping_mul(Self::P_INV).wrapping_neg();
