@@ -268,10 +268,8 @@ impl Packed for PackedGf2_64 {
 /// twiddle's plain value w (not its Montgomery word) and its Shoup quotient
 /// k = ⌊w·2^32/p⌋, whose odd lanes are also kept in the even positions
 /// (`vpmuludq` reads even lanes). For a broadcast twiddle the two copies of
-/// k are the same register.
-///
-/// Both come from the Montgomery word w̃ = w·2^32 mod p without a division:
-/// w·2^32 = k·p + w̃, so k ≡ −w̃·p⁻¹ (mod 2^32) and w = (k·p + w̃) / 2^32.
+/// k are the same register. Both come from the Montgomery word without a
+/// division, as [`Monty31::shoup`] derives them.
 #[derive(Clone, Copy)]
 pub(crate) struct MontyTwiddle {
     w: __m512i,
