@@ -47,6 +47,8 @@ impl<F> SharedPtr<F> {
 // SAFETY: the pointer is only dereferenced through `TileRows`, and
 // `StridedTiles::for_each_tile` creates each tile once; tiles address disjoint
 // rows (module doc), so no element is reached from two threads.
+// `for_each_tile_across_blocks` hands out only the first block's tiles, each
+// owning its offsets in every block: still disjoint.
 unsafe impl<F: Send> Send for SharedPtr<F> {}
 // SAFETY: as above; sharing the pointer itself gives no access to elements.
 unsafe impl<F: Send> Sync for SharedPtr<F> {}
@@ -113,12 +115,45 @@ impl<'a, F: Copy + Send + Sync> StridedTiles<'a, F> {
             chunk: self.chunk,
             block: t / per_block,
             offset_in_block: (t % per_block) * self.chunk,
+            block_rows: self.block_rows,
+            blocks_owned: 1,
             _tile: PhantomData,
         };
         if parallel {
             (0..tiles).into_par_iter().for_each(|t| f(make(t)));
         } else {
             (0..tiles).for_each(|t| f(make(t)));
+        }
+    }
+
+    /// Calls `f` once for every tile of the *first* block; each such tile
+    /// owns the same rows of every block as well ([`TileRows::in_block`]).
+    /// A pass that reads one block and writes several (a fused LDE: the
+    /// coefficients in block 0, a replica per block) runs this way.
+    pub fn for_each_tile_across_blocks(
+        self,
+        parallel: bool,
+        f: impl Fn(TileRows<'_, F>) + Sync + Send,
+    ) {
+        let per_block = self.block_rows / (self.group_rows * self.chunk);
+        let blocks = self.len / (self.block_rows * self.width);
+        let make = |t: usize| TileRows {
+            data: self.data,
+            width: self.width,
+            first_row: t * self.chunk,
+            stride: self.block_rows / self.group_rows,
+            group_rows: self.group_rows,
+            chunk: self.chunk,
+            block: 0,
+            offset_in_block: t * self.chunk,
+            block_rows: self.block_rows,
+            blocks_owned: blocks,
+            _tile: PhantomData,
+        };
+        if parallel {
+            (0..per_block).into_par_iter().for_each(|t| f(make(t)));
+        } else {
+            (0..per_block).for_each(|t| f(make(t)));
         }
     }
 }
@@ -133,6 +168,11 @@ pub struct TileRows<'t, F> {
     chunk: usize,
     block: usize,
     offset_in_block: usize,
+    block_rows: usize,
+    /// Blocks, from `block` on, whose rows at this tile's offsets it owns:
+    /// 1, or all of them for a tile from
+    /// [`StridedTiles::for_each_tile_across_blocks`].
+    blocks_owned: usize,
     _tile: PhantomData<&'t mut [F]>,
 }
 
@@ -140,6 +180,26 @@ impl<'t, F: Copy> TileRows<'t, F> {
     /// Index of the block (within the data given to [`StridedTiles::new`]).
     pub fn block(&self) -> usize {
         self.block
+    }
+
+    /// The same rows `b` blocks further on, as a tile of their own (for as
+    /// long as it is borrowed). Panics unless this tile owns them, i.e. it
+    /// came from [`StridedTiles::for_each_tile_across_blocks`].
+    pub fn in_block(&mut self, b: usize) -> TileRows<'_, F> {
+        assert!(b < self.blocks_owned, "the tile owns block {b}'s rows");
+        TileRows {
+            data: self.data,
+            width: self.width,
+            first_row: self.first_row + b * self.block_rows,
+            stride: self.stride,
+            group_rows: self.group_rows,
+            chunk: self.chunk,
+            block: self.block + b,
+            offset_in_block: self.offset_in_block,
+            block_rows: self.block_rows,
+            blocks_owned: 1,
+            _tile: PhantomData,
+        }
     }
 
     fn run_len(&self) -> usize {

@@ -16,6 +16,7 @@ use crate::backend::{
 };
 use crate::error::Error;
 use crate::transform::bit_reverse;
+use core::ops::Range;
 use rayon::prelude::*;
 use std::sync::Mutex;
 
@@ -131,10 +132,16 @@ impl<F: Kernels> Plan<F> {
     }
 
     fn run(&self, data: &mut [F], source: Source<'_, F>, scratch: &Scratch<'_, F>) {
+        self.on_threads(|threads| self.run_steps(data, source, scratch, threads));
+    }
+
+    /// Runs `f(threads)` on this plan's threads: `threads` says whether
+    /// passes may spread their tiles over the (installed) rayon pool.
+    fn on_threads(&self, f: impl FnOnce(bool) + Send) {
         match (&self.pool, self.threads) {
-            (_, super::Threads::Count(1)) => self.run_steps(data, source, scratch, false),
-            (Some(pool), _) => pool.install(|| self.run_steps(data, source, scratch, true)),
-            (None, _) => self.run_steps(data, source, scratch, true),
+            (_, super::Threads::Count(1)) => f(false),
+            (Some(pool), _) => pool.install(|| f(true)),
+            (None, _) => f(true),
         }
     }
 
@@ -144,6 +151,20 @@ impl<F: Kernels> Plan<F> {
         source: Source<'_, F>,
         scratch: &Scratch<'_, F>,
         threads: bool,
+    ) {
+        self.run_step_range(data, source, scratch, threads, 0..self.steps.len());
+    }
+
+    /// Runs `steps` of the plan (a proper subrange only for a fused LDE,
+    /// which runs the last pass of its inverse DFT and the first of its
+    /// encode itself).
+    fn run_step_range(
+        &self,
+        data: &mut [F],
+        source: Source<'_, F>,
+        scratch: &Scratch<'_, F>,
+        threads: bool,
+        steps: Range<usize>,
     ) {
         let mut source = source;
         if let Source::Buffer(input) = source {
@@ -173,7 +194,13 @@ impl<F: Kernels> Plan<F> {
         // the pass's tiles read their rows bit-reversed straight from the
         // source, one sweep fewer.
         let fused_reversal = matches!(source, Source::Buffer(_)) && self.fuses_reversal();
-        for (index, step) in self.steps.iter().enumerate() {
+        for (index, step) in self
+            .steps
+            .iter()
+            .enumerate()
+            .take(steps.end)
+            .skip(steps.start)
+        {
             match step {
                 Step::BitReverse if fused_reversal && index == 0 => continue,
                 Step::BitReverse => self.bit_reverse(data, source, threads),
@@ -515,5 +542,133 @@ impl<F: Kernels> Plan<F> {
                 self.backend.run_group_moving(buf, &kernel, &mut moves);
             }
         }
+    }
+}
+
+/// The fused coset LDE: an inverse DFT whose last pass is gathered, and an
+/// encode whose first pass is gathered over the same row sets of every
+/// replica block, run as one pass (see [`Plan::fuses_into_encode`]).
+impl<F: Kernels> Plan<F> {
+    /// Whether `self` (an inverse DFT of n rows) and `encode` (its coset
+    /// encode to 2^r·n rows in place, batch 1) can run with the inverse's last
+    /// pass and the encode's first as one pass: both gathered, tiling a block
+    /// of n rows the same way (same row groups, same runs), the encode's
+    /// pass reading the message for every replica block. Each tile then
+    /// reads its rows of the inverse's previous pass, runs the inverse's
+    /// groups and, from the coefficients left in scratch, the encode's groups
+    /// once per replica, writing every replica block's rows: the
+    /// coefficients never go to memory.
+    pub(super) fn fuses_into_encode(&self, encode: &Plan<F>) -> bool {
+        let (Some(Step::Pass(last)), Some(Step::Pass(first))) =
+            (self.steps.last(), encode.steps.first())
+        else {
+            return false;
+        };
+        self.steps.len() >= 2
+            && self.batch == 1
+            && encode.batch == 1
+            && self.lanes == encode.lanes
+            && self.backend == encode.backend
+            && self.threads == encode.threads
+            && self.fold.is_empty()
+            && !self.lane_major()
+            && encode.fold.is_empty()
+            && !encode.lane_major()
+            && encode.source_rows == 1 << self.log_n
+            && encode.log_n > self.log_n
+            && last.kind == PassKind::Gathered
+            && first.kind == PassKind::Gathered
+            && first.reads_source
+            && last.log_block_rows == self.log_n
+            && first.log_block_rows == self.log_n
+            && last.layers.len() == first.layers.len()
+            && last.chunk_rows == first.chunk_rows
+    }
+
+    /// Elements of scratch per thread the fused pass uses: the coefficients
+    /// of a tile and a replica being encoded from them.
+    pub(super) fn fused_lde_scratch_len(&self) -> usize {
+        match self.steps.last() {
+            Some(Step::Pass(last)) => 2 * (last.tile_bytes / core::mem::size_of::<F>().max(1)),
+            _ => 0,
+        }
+    }
+
+    /// Runs the LDE `self` then `encode` from `evals` into `out` with the
+    /// middle two passes fused (the caller checked
+    /// [`fuses_into_encode`](Plan::fuses_into_encode) and the lengths):
+    /// the inverse's passes before its last into `out`'s first n rows, the
+    /// fused pass, then the encode's passes after its first, in place.
+    pub(super) fn run_fused_lde(
+        &self,
+        encode: &Plan<F>,
+        evals: &[F],
+        out: &mut [F],
+        scratch: &super::scratch::ScratchPool<F>,
+    ) {
+        let last = self.steps.len() - 1;
+        self.on_threads(|threads| {
+            let n = self.len();
+            let pool = Scratch::Pool;
+            self.run_step_range(
+                &mut out[..n],
+                Source::Buffer(evals),
+                &pool,
+                threads,
+                0..last,
+            );
+            self.run_fused_pass(encode, out, scratch, threads);
+            let rest = 1..encode.steps.len();
+            encode.run_step_range(out, Source::InPlace, &pool, threads, rest);
+        });
+    }
+
+    /// The fused pass: per tile of the first n rows, the inverse's last
+    /// groups into scratch, then for each replica block, last to first, the
+    /// encode's first groups from those coefficients, stored to that block's
+    /// rows (streaming where the encode's pass streams; block 0, whose rows
+    /// the tile just read and which is written last, with plain stores).
+    fn run_fused_pass(
+        &self,
+        encode: &Plan<F>,
+        out: &mut [F],
+        scratch: &super::scratch::ScratchPool<F>,
+        threads: bool,
+    ) {
+        let step = self.steps.len() - 1;
+        let (Step::Pass(last), Step::Pass(first)) = (&self.steps[step], &encode.steps[0]) else {
+            unreachable!("checked by fuses_into_encode");
+        };
+        let lanes = self.lanes;
+        let replicas = out.len() / self.len();
+        let group_rows = 1usize << last.layers.len();
+        let tiles = StridedTiles::new(out, lanes, 1 << self.log_n, group_rows, last.chunk_rows);
+        let tile_len = tiles.scratch_len();
+        let width = lanes * last.chunk_rows;
+        let row_shift = last.log_block_rows - last.layers.len();
+        let parallel = threads && (last.parallel || first.parallel);
+        tiles.for_each_tile_across_blocks(parallel, |mut tile| {
+            scratch.with(|buf| {
+                let (coeffs, work) = buf.split_at_mut(tile_len);
+                let work = &mut work[..tile_len];
+                let moves = (Some(tile.rows_from()), None);
+                self.run_groups(step, last, coeffs, width, 0, row_shift, moves);
+                for replica in (1..replicas).rev() {
+                    let mut dst = tile.in_block(replica);
+                    let from = RowsFrom::new(coeffs, group_rows, width, width);
+                    if first.streams {
+                        let moves = (Some(from), None);
+                        encode.run_groups(0, first, work, width, replica, row_shift, moves);
+                        dst.scatter_streaming(work);
+                    } else {
+                        let moves = (Some(from), Some(dst.rows_to()));
+                        encode.run_groups(0, first, work, width, replica, row_shift, moves);
+                    }
+                }
+                let mut dst = tile.in_block(0);
+                let moves = (None, Some(dst.rows_to()));
+                encode.run_groups(0, first, coeffs, width, 0, row_shift, moves);
+            })
+        });
     }
 }

@@ -12,7 +12,8 @@
 //! replica block, so the LDE costs the inverse DFT on n rows plus the encode
 //! on n·2^r rows, in the output buffer, with only per-thread scratch.
 
-use super::{Plan, Planner};
+use super::scratch::ScratchPool;
+use super::{Plan, Planner, Threads};
 use crate::backend::Kernels;
 use crate::error::Error;
 use crate::field::{BinaryField, TwoAdicField};
@@ -33,6 +34,9 @@ use core::fmt;
 pub struct LdePlan<F: Kernels> {
     idft: Plan<F>,
     encode: Plan<F>,
+    /// Whether the inverse's last pass and the encode's first run as one
+    /// (see the module doc), and the scratch that pass takes per thread.
+    fused: Option<ScratchPool<F>>,
 }
 
 impl Planner {
@@ -63,7 +67,18 @@ impl Planner {
                 .order(order),
         )?;
         let idft = self.plan(&Transform::<F>::idft(log_n).lanes(lanes))?;
-        Ok(LdePlan { idft, encode })
+        let fused = idft.fuses_into_encode(&encode).then(|| {
+            let threads = match idft.threads() {
+                Threads::All => rayon::current_num_threads(),
+                Threads::Count(n) => n,
+            };
+            ScratchPool::new(idft.fused_lde_scratch_len(), threads)
+        });
+        Ok(LdePlan {
+            idft,
+            encode,
+            fused,
+        })
     }
 }
 
@@ -88,13 +103,37 @@ impl<F: Kernels + TwoAdicField> LdePlan<F> {
         (&self.idft, &self.encode)
     }
 
+    /// Whether the inverse DFT's last pass and the encode's first run as
+    /// one pass, so the coefficients never go to memory (see the module
+    /// doc; the plan's display says so too).
+    pub fn is_fused(&self) -> bool {
+        self.fused.is_some()
+    }
+
+    /// Scratch elements per thread: the larger of the two plans', and of the
+    /// fused pass's (a tile's coefficients and one replica).
+    pub fn scratch_len(&self) -> usize {
+        let fused = if self.is_fused() {
+            self.idft.fused_lde_scratch_len()
+        } else {
+            0
+        };
+        fused
+            .max(self.idft.scratch_len())
+            .max(self.encode.scratch_len())
+    }
+
     /// Read+write sweeps of the output buffer the plans predict (the inverse
     /// DFT runs on the first 2^−log_blowup of it).
     pub fn sweeps(&self) -> f64 {
         let ratio = self.idft.len() as f64 / self.encode.len() as f64;
         // The inverse DFT runs out of place: a leading bit reversal is
-        // fused into its first pass.
-        let idft_sweeps = self.idft.cost().sweeps - usize::from(self.idft.fuses_reversal());
+        // fused into its first pass. Fused with the encode, its last pass
+        // writes no coefficients: the encode's first pass (one sweep of the
+        // output) reads them from scratch instead.
+        let idft_sweeps = self.idft.cost().sweeps
+            - usize::from(self.idft.fuses_reversal())
+            - usize::from(self.is_fused());
         idft_sweeps as f64 * ratio + self.encode.cost().sweeps as f64
     }
 
@@ -102,8 +141,23 @@ impl<F: Kernels + TwoAdicField> LdePlan<F> {
     pub fn execute_from(&self, evals: &[F], out: &mut [F]) -> Result<(), Error> {
         output_len_is(self.len(), out)?;
         let n = self.idft.len();
-        self.idft.execute_from(evals, &mut out[..n])?;
-        self.encode.execute(out)
+        match &self.fused {
+            Some(scratch) => {
+                if evals.len() != n {
+                    return Err(Error::LengthMismatch {
+                        what: "input",
+                        expected: n,
+                        got: evals.len(),
+                    });
+                }
+                self.idft.run_fused_lde(&self.encode, evals, out, scratch);
+                Ok(())
+            }
+            None => {
+                self.idft.execute_from(evals, &mut out[..n])?;
+                self.encode.execute(out)
+            }
+        }
     }
 }
 
@@ -113,6 +167,18 @@ impl<F: Kernels + TwoAdicField> fmt::Display for LdePlan<F> {
             f,
             "coset LDE: inverse DFT into the output's first rows, then a coset encode in place"
         )?;
+        if let (true, Some(last)) = (self.is_fused(), self.idft.passes().last()) {
+            let (index, replicas) = (self.idft.steps().len(), self.len() / self.input_len());
+            writeln!(
+                f,
+                "fused      pass {index} of 1 and pass 1 of 2 run as one: each tile of {} KiB runs \
+                 the inverse's groups, then the encode's once per replica ({replicas}, last \
+                 first) from the coefficients in scratch; the coefficients never go to memory \
+                 (scratch {} KiB per thread)",
+                last.tile_bytes >> 10,
+                (self.idft.fused_lde_scratch_len() * core::mem::size_of::<F>()) >> 10
+            )?;
+        }
         writeln!(f, "-- 1 --\n{}", self.idft)?;
         write!(
             f,
@@ -297,6 +363,7 @@ impl<F: Kernels + TwoAdicField> fmt::Debug for LdePlan<F> {
         f.debug_struct("LdePlan")
             .field("idft", &self.idft)
             .field("encode", &self.encode)
+            .field("fused", &self.is_fused())
             .finish()
     }
 }

@@ -211,3 +211,70 @@ fn single_columns_equal_tfhe_ntt() {
         }
     }
 }
+
+/// The coset LDE plan (inverse DFT, then the encode, the two middle passes
+/// fused where the planner can) equals the two transforms run one after the
+/// other, on every backend this CPU runs, 1 and 2 threads, small budgets
+/// (fused plans) and roomy ones (one pass each); against the definition on
+/// the smaller shapes.
+macro_rules! lde_equals_idft_then_encode {
+    ($name:ident, $field:ty) => {
+        #[test]
+        fn $name() {
+            let mut fused = 0;
+            for (log_n, lanes) in [(3u32, 2usize), (6, 1), (10, 1), (10, 5), (12, 16), (9, 64)] {
+                for log_blowup in 1..=3u32 {
+                    let shift = <$field>::from_u64(7);
+                    let idft = Transform::<$field>::idft(log_n).lanes(lanes);
+                    let evals = Rng(u64::from(log_n * 8 + log_blowup)).vec::<$field>(idft.input_len().unwrap());
+                    let reference_planner = planner(roomy(), 1);
+                    let coeffs = run(&reference_planner, &idft, &evals);
+                    for order in [Order::BitReversed, Order::Natural] {
+                        let encode = Transform::<$field>::dft_encode(log_n + log_blowup, log_blowup, shift)
+                            .lanes(lanes)
+                            .order(order);
+                        let expected = if log_n <= 6 {
+                            let coeffs = reference::evaluate(&idft, &evals).unwrap();
+                            reference::evaluate(&encode, &coeffs).unwrap()
+                        } else {
+                            run(&reference_planner, &encode, &coeffs)
+                        };
+                        for backend in [Backend::Scalar, Backend::Avx512, Backend::Avx2, Backend::Neon] {
+                            for (budgets, threads) in [(tiny(), 1), (tiny(), 2), (roomy(), 2)] {
+                                let what = format!(
+                                    "{} 2^{log_n} × {lanes} +{log_blowup} {order:?} {} {threads} threads",
+                                    <$field>::NAME,
+                                    backend.name()
+                                );
+                                let Ok(lde) = Planner::new()
+                                    .backend(backend)
+                                    .threads(Threads::Count(threads))
+                                    .budgets(budgets)
+                                    .plan_coset_lde::<$field>(log_n, log_blowup, shift, lanes, order)
+                                else {
+                                    continue;
+                                };
+                                let mut out = vec![<$field>::from_u64(0xdead); lde.len()];
+                                lde.execute_from(&evals, &mut out).unwrap();
+                                assert!(out == expected, "{what}");
+                                assert_eq!(
+                                    lde.is_fused(),
+                                    lde.to_string().contains("run as one"),
+                                    "{what}"
+                                );
+                                assert!(lde.scratch_len() >= lde.plans().1.scratch_len());
+                                fused += usize::from(lde.is_fused());
+                            }
+                        }
+                    }
+                }
+            }
+            // Small budgets fuse the two passes on every shape with a gathered
+            // pass on both sides.
+            assert!(fused >= 20, "only {fused} fused LDE plans were checked");
+        }
+    };
+}
+
+lde_equals_idft_then_encode!(babybear_lde_equals_idft_then_encode, BabyBear);
+lde_equals_idft_then_encode!(goldilocks_lde_equals_idft_then_encode, Goldilocks);
