@@ -11,6 +11,22 @@
 //! or transformed: the encode's first pass reads the coefficients for every
 //! replica block, so the LDE costs the inverse DFT on n rows plus the encode
 //! on n·2^r rows, in the output buffer, with only per-thread scratch.
+//!
+//! When the inverse DFT's last pass and the encode's first are both gathered
+//! and tile a block of n rows alike (the same row groups and runs, as the
+//! planner makes them for large shapes), they run as **one pass**:
+//!
+//! ```text
+//!   tile (rows q + j·stride of block 0)
+//!     ──inverse's last groups──▶ coefficients in scratch
+//!     ──encode's first groups, replica 2^r−1 … 1──▶ the same rows of block r (streamed)
+//!     ──encode's first groups, replica 0, in scratch──▶ block 0's rows (read above)
+//! ```
+//!
+//! The coefficients never go to memory: the pass reads n rows and writes
+//! n·2^r, where the two plans would read n, write n, then read the n rows
+//! again per replica and write n·2^r. Each tile owns its rows in every block,
+//! so the pass is safe in place and parallel over tiles.
 
 use super::scratch::ScratchPool;
 use super::{Plan, Planner, Threads};
