@@ -66,7 +66,10 @@ fn main() -> Result<(), Error> {
             unfused_times.push(start.elapsed());
         }
     }
-    assert!(out == unfused, "the fused LDE equals its two plans run apart");
+    assert!(
+        out == unfused,
+        "the fused LDE equals its two plans run apart"
+    );
     fused_times.sort();
     unfused_times.sort();
     let time = fused_times[fused_times.len() / 2];

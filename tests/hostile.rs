@@ -272,13 +272,28 @@ fn hostile_slices_get_length_errors() {
         let mut data = vec![MlKem::new(1); bad];
         hostile(&what, || expect_err(&what, mlkem.execute(&mut data)));
     }
-    for bad in lengths(lde.input_len()) {
-        let what = format!("LDE input of {bad}");
-        let evals = rng.vec::<BabyBear>(bad);
-        let mut out = vec![BabyBear::ZERO; lde.len()];
-        hostile(&what, || {
-            expect_err(&what, lde.execute_from(&evals, &mut out))
-        });
+    // Small budgets fuse the LDE's middle passes: its own length checks.
+    let fused_lde = planner(tiny(), 2)
+        .plan_coset_lde(9, 2, BabyBear::new(31), 3, Order::BitReversed)
+        .unwrap();
+    assert!(fused_lde.is_fused() && !lde.is_fused());
+    for lde in [&lde, &fused_lde] {
+        for bad in lengths(lde.input_len()) {
+            let what = format!("LDE input of {bad}");
+            let evals = rng.vec::<BabyBear>(bad);
+            let mut out = vec![BabyBear::ZERO; lde.len()];
+            hostile(&what, || {
+                expect_err(&what, lde.execute_from(&evals, &mut out))
+            });
+        }
+        for bad in lengths(lde.len()) {
+            let what = format!("LDE output of {bad}");
+            let evals = rng.vec::<BabyBear>(lde.input_len());
+            let mut out = vec![BabyBear::ZERO; bad];
+            hostile(&what, || {
+                expect_err(&what, lde.execute_from(&evals, &mut out))
+            });
+        }
     }
 }
 

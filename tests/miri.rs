@@ -194,22 +194,28 @@ fn parallel_passes_share_tiles_soundly() {
     assert_eq!(data, reference::evaluate(&spec, &input).unwrap());
 }
 
+/// The coset LDE, with its two middle passes fused (tiles that own their
+/// rows in every replica block, on two threads), against the definition.
 #[test]
 fn lde_plan_matches_the_reference() {
-    let lde = Planner::new()
-        .backend(Backend::Scalar)
-        .budgets(Budgets::fixed(256, 512, 1 << 12))
-        .plan_coset_lde(LOG_N - 1, 1, BabyBear::new(31), 2, Order::BitReversed)
-        .unwrap();
-    let evals = Rng(9).vec::<BabyBear>(lde.input_len());
-    let mut out = vec![BabyBear::ZERO; lde.len()];
-    lde.execute_from(&evals, &mut out).unwrap();
-    let coeffs =
-        reference::evaluate(&Transform::<BabyBear>::idft(LOG_N - 1).lanes(2), &evals).unwrap();
-    let spec = Transform::<BabyBear>::dft_encode(LOG_N, 1, BabyBear::new(31))
-        .lanes(2)
-        .order(Order::BitReversed);
-    assert_eq!(out, reference::evaluate(&spec, &coeffs).unwrap());
+    for threads in [1, 2] {
+        let lde = Planner::new()
+            .backend(Backend::Scalar)
+            .threads(Threads::Count(threads))
+            .budgets(Budgets::fixed(16, 32, 1 << 12))
+            .plan_coset_lde(LOG_N - 1, 2, BabyBear::new(31), 2, Order::BitReversed)
+            .unwrap();
+        assert!(lde.is_fused(), "{lde}");
+        let evals = Rng(9).vec::<BabyBear>(lde.input_len());
+        let mut out = vec![BabyBear::ZERO; lde.len()];
+        lde.execute_from(&evals, &mut out).unwrap();
+        let coeffs =
+            reference::evaluate(&Transform::<BabyBear>::idft(LOG_N - 1).lanes(2), &evals).unwrap();
+        let spec = Transform::<BabyBear>::dft_encode(LOG_N + 1, 2, BabyBear::new(31))
+            .lanes(2)
+            .order(Order::BitReversed);
+        assert_eq!(out, reference::evaluate(&spec, &coeffs).unwrap());
+    }
 }
 
 // The AVX-512 lattice kernels' stage shuffles use `_mm512_permutex2var_epi16`
