@@ -8,7 +8,9 @@
 //!   and time ÷ kernel bound (butterflies × the kernel's ns per butterfly);
 //! - ours ÷ LchNtt for an NTT of 2^16 × 256 and an LDE of 2^18 × 64 at rate ½
 //!   (`Planner::plan_additive_lde`: systematic at rate ½, so the first half
-//!   is a copy of the input). LchNtt consumes its input matrix: each run's
+//!   is a copy of the input) and at rate ¼ (the inverse NTT and the encode
+//!   with their middle passes fused, also timed against the same two plans
+//!   run apart). LchNtt consumes its input matrix: each run's
 //!   copy is made before its timing starts (`common::timed_fresh`). Ours and
 //!   LchNtt run alternately, 5 rounds after a warm-up, and each side's median
 //!   is compared (`common::interleaved_medians`); ours also reads a copy
@@ -196,6 +198,47 @@ fn main() {
             ms(ours),
             ms(theirs),
             ours.as_secs_f64() / theirs.as_secs_f64()
+        );
+
+        // The same LDE at rate 1/4: the inverse NTT and the encode, their
+        // middle passes fused; also timed as the same two plans run apart.
+        let lde = planner(threads)
+            .plan_additive_lde::<Gf2_64>(log_n, 2, Basis::Cantor, lanes)
+            .expect("plan");
+        let mut codeword = vec![Gf2_64::ZERO; lde.len()];
+        let mut apart = vec![Gf2_64::ZERO; lde.len()];
+        let plans = lde.plans();
+        let (intt, encode) = (plans[0], plans[plans.len() - 1]);
+        let mut theirs = timed_fresh(
+            || theirs_input.clone(),
+            |input| lch.lde_batch(RowMajorMatrix::new(input, lanes), 2),
+        );
+        let mut theirs = || pool.install(&mut theirs);
+        let medians = interleaved_medians(
+            5,
+            &mut [
+                &mut timed_on_copy(&evals, |copy| {
+                    lde.execute_from(copy, &mut codeword).expect("execute")
+                }),
+                &mut timed_on_copy(&evals, |copy| {
+                    intt.execute_from(copy, &mut apart[..lanes << log_n])
+                        .expect("execute");
+                    encode.execute(&mut apart).expect("execute");
+                }),
+                &mut theirs,
+            ],
+        );
+        assert!(codeword == apart, "fused and unfused LDEs differ");
+        println!(
+            "{:<34} {:>7} {:>10.1} {:>10.1} {:>8.2}   fused: {}; the same two plans run apart: {:.1} ms, fused ÷ apart {:.2}",
+            format!("LDE 2^{log_n} × {lanes}, rate 1/4"),
+            threads,
+            ms(medians[0]),
+            ms(medians[2]),
+            medians[0].as_secs_f64() / medians[2].as_secs_f64(),
+            lde.is_fused(),
+            ms(medians[1]),
+            medians[0].as_secs_f64() / medians[1].as_secs_f64()
         );
     }
     println!();

@@ -83,13 +83,7 @@ impl Planner {
                 .order(order),
         )?;
         let idft = self.plan(&Transform::<F>::idft(log_n).lanes(lanes))?;
-        let fused = idft.fuses_into_encode(&encode).then(|| {
-            let threads = match idft.threads() {
-                Threads::All => rayon::current_num_threads(),
-                Threads::Count(n) => n,
-            };
-            ScratchPool::new(idft.fused_lde_scratch_len(), threads)
-        });
+        let fused = fused_scratch(&idft, &encode);
         Ok(LdePlan {
             idft,
             encode,
@@ -155,25 +149,8 @@ impl<F: Kernels + TwoAdicField> LdePlan<F> {
 
     /// Runs the LDE from `evals` into `out`.
     pub fn execute_from(&self, evals: &[F], out: &mut [F]) -> Result<(), Error> {
-        output_len_is(self.len(), out)?;
-        let n = self.idft.len();
-        match &self.fused {
-            Some(scratch) => {
-                if evals.len() != n {
-                    return Err(Error::LengthMismatch {
-                        what: "input",
-                        expected: n,
-                        got: evals.len(),
-                    });
-                }
-                self.idft.run_fused_lde(&self.encode, evals, out, scratch);
-                Ok(())
-            }
-            None => {
-                self.idft.execute_from(evals, &mut out[..n])?;
-                self.encode.execute(out)
-            }
-        }
+        let fused = self.fused.as_ref();
+        run_inverse_then_encode(&self.idft, &self.encode, fused, evals, out)
     }
 }
 
@@ -183,17 +160,8 @@ impl<F: Kernels + TwoAdicField> fmt::Display for LdePlan<F> {
             f,
             "coset LDE: inverse DFT into the output's first rows, then a coset encode in place"
         )?;
-        if let (true, Some(last)) = (self.is_fused(), self.idft.passes().last()) {
-            let (index, replicas) = (self.idft.steps().len(), self.len() / self.input_len());
-            writeln!(
-                f,
-                "fused      pass {index} of 1 and pass 1 of 2 run as one: each tile of {} KiB runs \
-                 the inverse's groups, then the encode's once per replica ({replicas}, last \
-                 first) from the coefficients in scratch; the coefficients never go to memory \
-                 (scratch {} KiB per thread)",
-                last.tile_bytes >> 10,
-                (self.idft.fused_lde_scratch_len() * core::mem::size_of::<F>()) >> 10
-            )?;
+        if self.is_fused() {
+            fused_line(f, &self.idft, &self.encode)?;
         }
         writeln!(f, "-- 1 --\n{}", self.idft)?;
         write!(
@@ -219,7 +187,8 @@ impl<F: Kernels + TwoAdicField> fmt::Display for LdePlan<F> {
 /// into one plan: the inverse's last pass and the forward's first tile the
 /// rows the same way, so each tile runs both while it is in cache (one
 /// sweep fewer). At lower rates the plan is the inverse NTT into the first
-/// rows and an in-place encode.
+/// rows and an in-place encode, their middle passes fused into one as in
+/// [`LdePlan`] when both are gathered and tile alike (large shapes).
 ///
 /// ```
 /// use nttfuse::{Basis, Gf2_64, Planner};
@@ -237,6 +206,9 @@ pub struct AdditiveLdePlan<F: Kernels + BinaryField> {
     first: Plan<F>,
     /// Lower rates: the encode of the whole output, in place.
     encode: Option<Plan<F>>,
+    /// Lower rates, large shapes: the inverse's last pass and the encode's
+    /// first run as one (as in [`LdePlan`]), with this scratch per thread.
+    fused: Option<ScratchPool<F>>,
 }
 
 impl Planner {
@@ -270,9 +242,12 @@ impl Planner {
                 .lanes(lanes),
         )?;
         if log_blowup > 1 {
+            let encode = self.plan(&encode)?;
+            let fused = fused_scratch(&intt, &encode);
             return Ok(AdditiveLdePlan {
                 first: intt,
-                encode: Some(self.plan(&encode)?),
+                encode: Some(encode),
+                fused,
             });
         }
         let shift = basis.elements::<F>(log_out as usize)[log_n as usize];
@@ -288,6 +263,7 @@ impl Planner {
         Ok(AdditiveLdePlan {
             first,
             encode: None,
+            fused: None,
         })
     }
 }
@@ -331,7 +307,34 @@ impl<F: Kernels + BinaryField> AdditiveLdePlan<F> {
             Some(encode) => part(encode),
             None => self.first.len() as f64,
         };
-        (part(&self.first) + rest) / self.len() as f64
+        // Fused, the inverse's last pass writes no coefficients: the
+        // encode's first pass reads them from scratch.
+        let saved = if self.is_fused() {
+            self.first.len() as f64
+        } else {
+            0.0
+        };
+        (part(&self.first) - saved + rest) / self.len() as f64
+    }
+
+    /// Whether (at rates below ½) the inverse NTT's last pass and the
+    /// encode's first run as one pass, as in [`LdePlan::is_fused`].
+    pub fn is_fused(&self) -> bool {
+        self.fused.is_some()
+    }
+
+    /// Scratch elements per thread: the largest of the plans' and of the
+    /// fused pass's (a tile's coefficients and one replica).
+    pub fn scratch_len(&self) -> usize {
+        let fused = if self.is_fused() {
+            self.first.fused_lde_scratch_len()
+        } else {
+            0
+        };
+        self.plans()
+            .iter()
+            .map(|plan| plan.scratch_len())
+            .fold(fused, usize::max)
     }
 
     /// Runs the LDE from `evals` into `out`.
@@ -346,8 +349,7 @@ impl<F: Kernels + BinaryField> AdditiveLdePlan<F> {
                 Ok(())
             }
             Some(encode) => {
-                self.first.execute_from(evals, &mut out[..n])?;
-                encode.execute(out)
+                run_inverse_then_encode(&self.first, encode, self.fused.as_ref(), evals, out)
             }
         }
     }
@@ -363,12 +365,16 @@ impl<F: Kernels + BinaryField> fmt::Display for AdditiveLdePlan<F> {
                  b_log_n + span (groups marked \"next transform\")\n{}",
                 self.first
             )?,
-            Some(encode) => write!(
-                f,
-                "additive LDE: inverse NTT into the output's first rows, then an encode in place\n\
-                 -- 1 --\n{}\n-- 2 --\n{}",
-                self.first, encode
-            )?,
+            Some(encode) => {
+                writeln!(
+                    f,
+                    "additive LDE: inverse NTT into the output's first rows, then an encode in place"
+                )?;
+                if self.is_fused() {
+                    fused_line(f, &self.first, encode)?;
+                }
+                write!(f, "-- 1 --\n{}\n-- 2 --\n{}", self.first, encode)?
+            }
         }
         write!(f, "\npredicted: {:.2} sweeps of the output", self.sweeps())
     }
@@ -390,8 +396,72 @@ impl<F: Kernels + BinaryField> fmt::Debug for AdditiveLdePlan<F> {
             .field("first", &self.first)
             .field("encode", &self.encode)
             .field("systematic", &self.is_systematic())
+            .field("fused", &self.is_fused())
             .finish()
     }
+}
+
+/// Scratch for the fused middle pass of `inverse` then `encode`, when their
+/// passes fuse ([`Plan::fuses_into_encode`]): one pool buffer per thread.
+fn fused_scratch<F: Kernels>(inverse: &Plan<F>, encode: &Plan<F>) -> Option<ScratchPool<F>> {
+    inverse.fuses_into_encode(encode).then(|| {
+        let threads = match inverse.threads() {
+            Threads::All => rayon::current_num_threads(),
+            Threads::Count(n) => n,
+        };
+        ScratchPool::new(inverse.fused_lde_scratch_len(), threads)
+    })
+}
+
+/// Runs `inverse` from `evals` into the first rows of `out`, then `encode`
+/// in place: with their middle passes fused when `fused` holds scratch.
+fn run_inverse_then_encode<F: Kernels>(
+    inverse: &Plan<F>,
+    encode: &Plan<F>,
+    fused: Option<&ScratchPool<F>>,
+    evals: &[F],
+    out: &mut [F],
+) -> Result<(), Error> {
+    output_len_is(encode.len(), out)?;
+    let n = inverse.len();
+    match fused {
+        Some(scratch) => {
+            if evals.len() != inverse.input_len() {
+                return Err(Error::LengthMismatch {
+                    what: "input",
+                    expected: inverse.input_len(),
+                    got: evals.len(),
+                });
+            }
+            inverse.run_fused_lde(encode, evals, out, scratch);
+            Ok(())
+        }
+        None => {
+            inverse.execute_from(evals, &mut out[..n])?;
+            encode.execute(out)
+        }
+    }
+}
+
+/// The line a fused LDE's display adds: which passes run as one.
+fn fused_line<F: Kernels>(
+    f: &mut fmt::Formatter<'_>,
+    inverse: &Plan<F>,
+    encode: &Plan<F>,
+) -> fmt::Result {
+    let Some(last) = inverse.passes().last().copied() else {
+        return Ok(());
+    };
+    let (index, replicas) = (inverse.steps().len(), encode.len() / inverse.len());
+    writeln!(
+        f,
+        "fused      pass {index} of 1 and pass 1 of 2 run as one: each tile of {} KiB runs \
+         the inverse's groups, then the encode's once per replica ({replicas}, last \
+         first) from the coefficients in scratch; the coefficients never go to memory \
+         (scratch {} KiB per thread)",
+        last.tile_bytes >> 10,
+        (inverse.fused_lde_scratch_len() * core::mem::size_of::<F>()) >> 10
+    )
 }
 
 /// `Ok` when `out` holds `expected` elements, else the typed length error.

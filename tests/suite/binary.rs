@@ -346,6 +346,8 @@ fn additive_lde_equals_intt_then_encode() {
                 let sweeps_ok = log_blowup > 1 || fused + 1 == apart;
                 lde.input_len() == evals.len()
                     && sweeps_ok
+                    && lde.is_fused() == lde.to_string().contains("run as one")
+                    && lde.scratch_len() >= lde.plans()[0].scratch_len()
                     && out == expected
                     && out[..evals.len()] == evals[..]
                     && lde.is_systematic() == (log_blowup == 1)
@@ -356,6 +358,63 @@ fn additive_lde_equals_intt_then_encode() {
                     })
             })
         }) as fn(u64, u8, u8, u8, bool, bool) -> bool,
+    );
+}
+
+/// At rates below ½ with small budgets, the inverse NTT's last pass and the
+/// encode's first run as one pass; the result equals the two plans run
+/// apart, on every backend this CPU runs, on 1 and 2 threads.
+#[test]
+fn fused_additive_lde_equals_its_two_plans() {
+    let mut fused = 0;
+    for (log_n, lanes, log_blowup) in [(10u32, 1usize, 2u32), (10, 3, 3), (9, 8, 2), (11, 2, 4)] {
+        for basis in [Basis::Standard, Basis::Cantor] {
+            let evals = Rng(u64::from(log_n * 16 + log_blowup)).vec::<Gf2_64>(lanes << log_n);
+            let reference_planner = planner(roomy(), 1);
+            let coefficients = run(
+                &reference_planner,
+                &Transform::<Gf2_64>::additive_intt(log_n)
+                    .basis(basis)
+                    .lanes(lanes),
+                &evals,
+            );
+            let expected = run(
+                &reference_planner,
+                &Transform::<Gf2_64>::additive_encode(log_n + log_blowup, log_blowup)
+                    .basis(basis)
+                    .lanes(lanes),
+                &coefficients,
+            );
+            for backend in [
+                Backend::Scalar,
+                Backend::Avx512,
+                Backend::Avx2,
+                Backend::Neon,
+            ] {
+                for threads in [1, 2] {
+                    let Ok(lde) = Planner::new()
+                        .backend(backend)
+                        .threads(Threads::Count(threads))
+                        .budgets(tiny())
+                        .plan_additive_lde::<Gf2_64>(log_n, log_blowup, basis, lanes)
+                    else {
+                        continue;
+                    };
+                    let what = format!(
+                        "2^{log_n} × {lanes} rate 2^-{log_blowup} {basis:?} {} {threads} threads",
+                        backend.name()
+                    );
+                    let mut out = vec![Gf2_64::new(0xdead); lde.len()];
+                    lde.execute_from(&evals, &mut out).unwrap();
+                    assert!(out == expected, "{what}");
+                    fused += usize::from(lde.is_fused());
+                }
+            }
+        }
+    }
+    assert!(
+        fused >= 8,
+        "only {fused} fused additive LDE plans were checked"
     );
 }
 
