@@ -29,7 +29,20 @@ where
     NttfuseDft: TwoAdicSubgroupDft<F>,
     Radix2DitParallel<F>: TwoAdicSubgroupDft<F>,
 {
-    let ours = NttfuseDft::default();
+    // Default budgets, and budgets so small that the larger shapes take
+    // gathered passes (and their LDEs the fused middle pass).
+    let tiny = nttfuse::Planner::new().budgets(nttfuse::Budgets::fixed(1 << 10, 2 << 10, 16 << 10));
+    for ours in [NttfuseDft::default(), NttfuseDft::with_planner(tiny)] {
+        agree_with::<F>(&ours);
+    }
+}
+
+fn agree_with<F>(ours: &NttfuseDft)
+where
+    F: TwoAdicField + PrimeCharacteristicRing,
+    NttfuseDft: TwoAdicSubgroupDft<F>,
+    Radix2DitParallel<F>: TwoAdicSubgroupDft<F>,
+{
     let theirs = Radix2DitParallel::<F>::default();
     for (log_n, width) in SHAPES {
         let mut rng = Rng((log_n * 100 + width) as u64);
