@@ -118,34 +118,46 @@ fn parallel_execution_never_allocates_after_warm_up() {
         .retain_prefix(2);
     assert_eq!(allocations_in_steady_state(pruned.clone(), 2), 0);
     assert_eq!(allocations_in_steady_state(pruned, 1), 0);
-    // The additive LDE: systematic (copy + two plans) and through the encode.
-    for (log_blowup, threads) in [(1, 2), (1, 1), (2, 2)] {
-        assert_eq!(
-            lde_allocations(log_blowup, threads),
-            0,
-            "LDE blowup 2^{log_blowup}"
-        );
+    // The additive LDE: systematic (copy + two plans) and through the encode
+    // (its middle passes fused, with the fused pass's own scratch).
+    for (log_blowup, threads) in [(1, 2), (1, 1), (2, 2), (2, 1)] {
+        let lde = planner(tiny(), threads)
+            .plan_additive_lde::<Gf2_64>(13, log_blowup, Basis::Cantor, 4)
+            .unwrap();
+        assert_eq!(lde.is_fused(), log_blowup > 1);
+        let evals = Rng(3).vec::<Gf2_64>(lde.input_len());
+        let mut out = vec![Gf2_64::ZERO; lde.len()];
+        let allocations = steady_allocations(|| lde.execute_from(&evals, &mut out).unwrap());
+        assert_eq!(allocations, 0, "LDE blowup 2^{log_blowup}");
+        std::mem::forget(lde);
+    }
+    // The coset LDE, fused, on 2 threads and 1.
+    for threads in [2, 1] {
+        let lde = planner(tiny(), threads)
+            .plan_coset_lde::<BabyBear>(12, 2, BabyBear::new(31), 4, Order::BitReversed)
+            .unwrap();
+        assert!(lde.is_fused());
+        let evals = Rng(4).vec::<BabyBear>(lde.input_len());
+        let mut out = vec![BabyBear::ZERO; lde.len()];
+        let allocations = steady_allocations(|| lde.execute_from(&evals, &mut out).unwrap());
+        assert_eq!(allocations, 0, "coset LDE on {threads} threads");
+        std::mem::forget(lde);
     }
 }
 
-fn lde_allocations(log_blowup: u32, threads: usize) -> usize {
-    let lde = planner(tiny(), threads)
-        .plan_additive_lde::<Gf2_64>(13, log_blowup, Basis::Cantor, 4)
-        .unwrap();
-    let evals = Rng(3).vec::<Gf2_64>(lde.input_len());
-    let mut out = vec![Gf2_64::ZERO; lde.len()];
+/// Allocations of 5 runs of `run` once it has stopped allocating (rayon's
+/// workers each take their scratch on their first tile).
+fn steady_allocations(mut run: impl FnMut()) -> usize {
     for _ in 0..200 {
         let before = ALLOCATIONS.load(Ordering::SeqCst);
-        lde.execute_from(&evals, &mut out).unwrap();
+        run();
         if ALLOCATIONS.load(Ordering::SeqCst) == before {
             break;
         }
     }
     let before = ALLOCATIONS.load(Ordering::SeqCst);
     for _ in 0..5 {
-        lde.execute_from(&evals, &mut out).unwrap();
+        run();
     }
-    let allocations = ALLOCATIONS.load(Ordering::SeqCst) - before;
-    std::mem::forget(lde);
-    allocations
+    ALLOCATIONS.load(Ordering::SeqCst) - before
 }
