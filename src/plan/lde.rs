@@ -123,11 +123,7 @@ impl<F: Kernels + TwoAdicField> LdePlan<F> {
     /// Scratch elements per thread: the larger of the two plans', and of the
     /// fused pass's (a tile's coefficients and one replica).
     pub fn scratch_len(&self) -> usize {
-        let fused = if self.is_fused() {
-            self.idft.fused_lde_scratch_len()
-        } else {
-            0
-        };
+        let fused = self.fused.as_ref().map_or(0, ScratchPool::len);
         fused
             .max(self.idft.scratch_len())
             .max(self.encode.scratch_len())
@@ -326,11 +322,7 @@ impl<F: Kernels + BinaryField> AdditiveLdePlan<F> {
     /// Scratch elements per thread: the largest of the plans' and of the
     /// fused pass's (a tile's coefficients and one replica).
     pub fn scratch_len(&self) -> usize {
-        let fused = if self.is_fused() {
-            self.first.fused_lde_scratch_len()
-        } else {
-            0
-        };
+        let fused = self.fused.as_ref().map_or(0, ScratchPool::len);
         self.plans()
             .iter()
             .map(|plan| plan.scratch_len())

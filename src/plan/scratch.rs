@@ -19,6 +19,11 @@ impl<F: Copy + Default> ScratchPool<F> {
         }
     }
 
+    /// Elements of each buffer.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
     /// Runs `f` with a scratch buffer of the pool's length.
     pub(super) fn with<R>(&self, f: impl FnOnce(&mut [F]) -> R) -> R {
         let taken = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop();
