@@ -596,16 +596,19 @@ impl<F: Kernels> Plan<F> {
 
     /// Runs the LDE `self` then `encode` from `evals` into `out` with the
     /// middle two passes fused (the caller checked
-    /// [`fuses_into_encode`](Plan::fuses_into_encode) and the lengths):
-    /// the inverse's passes before its last into `out`'s first n rows, the
-    /// fused pass, then the encode's passes after its first, in place.
+    /// [`fuses_into_encode`](Plan::fuses_into_encode)): the inverse's
+    /// passes before its last into `out`'s first n rows, the fused pass,
+    /// then the encode's passes after its first, in place. Wrong lengths
+    /// are typed errors.
     pub(super) fn run_fused_lde(
         &self,
         encode: &Plan<F>,
         evals: &[F],
         out: &mut [F],
         scratch: &super::scratch::ScratchPool<F>,
-    ) {
+    ) -> Result<(), Error> {
+        self.check_len("input", evals.len(), self.input_len())?;
+        encode.check_len("output", out.len(), encode.len())?;
         let last = self.steps.len() - 1;
         self.on_threads(|threads| {
             let n = self.len();
@@ -621,6 +624,7 @@ impl<F: Kernels> Plan<F> {
             let rest = 1..encode.steps.len();
             encode.run_step_range(out, Source::InPlace, &pool, threads, rest);
         });
+        Ok(())
     }
 
     /// The fused pass: per tile of the first n rows, the inverse's last

@@ -29,7 +29,7 @@
 //! so the pass is safe in place and parallel over tiles.
 
 use super::scratch::ScratchPool;
-use super::{Plan, Planner, Threads};
+use super::{Plan, Planner};
 use crate::backend::Kernels;
 use crate::error::Error;
 use crate::field::{BinaryField, TwoAdicField};
@@ -396,13 +396,9 @@ impl<F: Kernels + BinaryField> fmt::Debug for AdditiveLdePlan<F> {
 /// Scratch for the fused middle pass of `inverse` then `encode`, when their
 /// passes fuse ([`Plan::fuses_into_encode`]): one pool buffer per thread.
 fn fused_scratch<F: Kernels>(inverse: &Plan<F>, encode: &Plan<F>) -> Option<ScratchPool<F>> {
-    inverse.fuses_into_encode(encode).then(|| {
-        let threads = match inverse.threads() {
-            Threads::All => rayon::current_num_threads(),
-            Threads::Count(n) => n,
-        };
-        ScratchPool::new(inverse.fused_lde_scratch_len(), threads)
-    })
+    inverse
+        .fuses_into_encode(encode)
+        .then(|| ScratchPool::new(inverse.fused_lde_scratch_len(), inverse.threads().workers()))
 }
 
 /// Runs `inverse` from `evals` into the first rows of `out`, then `encode`
@@ -417,17 +413,7 @@ fn run_inverse_then_encode<F: Kernels>(
     output_len_is(encode.len(), out)?;
     let n = inverse.len();
     match fused {
-        Some(scratch) => {
-            if evals.len() != inverse.input_len() {
-                return Err(Error::LengthMismatch {
-                    what: "input",
-                    expected: inverse.input_len(),
-                    got: evals.len(),
-                });
-            }
-            inverse.run_fused_lde(encode, evals, out, scratch);
-            Ok(())
-        }
+        Some(scratch) => inverse.run_fused_lde(encode, evals, out, scratch),
         None => {
             inverse.execute_from(evals, &mut out[..n])?;
             encode.execute(out)

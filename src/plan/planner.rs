@@ -132,6 +132,17 @@ pub enum Threads {
     Count(usize),
 }
 
+impl Threads {
+    /// How many threads may run tiles at once: the per-thread scratch buffers
+    /// a plan fills its pool with.
+    pub(crate) fn workers(self) -> usize {
+        match self {
+            Threads::All => rayon::current_num_threads(),
+            Threads::Count(n) => n,
+        }
+    }
+}
+
 /// Builds [`Plan`]s. Settings default to the fastest backend for the field,
 /// all threads and budgets detected from this machine.
 ///
@@ -336,13 +347,7 @@ impl Planner {
             threads: self.threads,
             pool,
             budgets: self.budgets,
-            scratch: ScratchPool::new(
-                scratch_bytes / elem.max(1),
-                match self.threads {
-                    Threads::All => rayon::current_num_threads(),
-                    Threads::Count(n) => n,
-                },
-            ),
+            scratch: ScratchPool::new(scratch_bytes / elem.max(1), self.threads.workers()),
         })
     }
 }
