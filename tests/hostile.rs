@@ -293,6 +293,9 @@ fn hostile_slices_get_length_errors() {
             hostile(&what, || {
                 expect_err(&what, lde.execute_from(&evals, &mut out))
             });
+            let what = format!("LDE in place on {bad}");
+            let mut data = rng.vec::<BabyBear>(bad);
+            hostile(&what, || expect_err(&what, lde.execute(&mut data)));
         }
     }
 }

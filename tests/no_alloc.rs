@@ -141,6 +141,8 @@ fn parallel_execution_never_allocates_after_warm_up() {
         let mut out = vec![BabyBear::ZERO; lde.len()];
         let allocations = steady_allocations(|| lde.execute_from(&evals, &mut out).unwrap());
         assert_eq!(allocations, 0, "coset LDE on {threads} threads");
+        let allocations = steady_allocations(|| lde.execute(&mut out).unwrap());
+        assert_eq!(allocations, 0, "coset LDE in place on {threads} threads");
         std::mem::forget(lde);
     }
 }

@@ -609,33 +609,70 @@ impl<F: Kernels> Plan<F> {
     ) -> Result<(), Error> {
         self.check_len("input", evals.len(), self.input_len())?;
         encode.check_len("output", out.len(), encode.len())?;
-        let last = self.steps.len() - 1;
         self.on_threads(|threads| {
             let n = self.len();
-            let pool = Scratch::Pool;
-            self.run_step_range(
-                &mut out[..n],
-                Source::Buffer(evals),
-                &pool,
-                threads,
-                0..last,
-            );
-            self.run_fused_pass(encode, out, scratch, threads);
-            let rest = 1..encode.steps.len();
-            encode.run_step_range(out, Source::InPlace, &pool, threads, rest);
+            self.run_inverse_but_last(&mut out[..n], evals, threads);
+            self.run_fused_rest(encode, out, 0, scratch, threads);
         });
         Ok(())
     }
 
-    /// The fused pass: per tile of the first n rows, the inverse's last
-    /// groups into scratch, then for each replica block, last to first, the
-    /// encode's first groups from those coefficients, stored to that block's
-    /// rows (streaming where the encode's pass streams; block 0, whose rows
-    /// the tile just read and which is written last, with plain stores).
+    /// [`Plan::run_fused_lde`] in place: the evaluations are `data`'s first
+    /// n rows. The inverse reads them into the last block of n rows (out of
+    /// place, so its leading bit reversal stays fused into its first pass),
+    /// and the fused pass reads the coefficients from there, writing that
+    /// block last.
+    pub(super) fn run_fused_lde_in_place(
+        &self,
+        encode: &Plan<F>,
+        data: &mut [F],
+        scratch: &super::scratch::ScratchPool<F>,
+    ) -> Result<(), Error> {
+        encode.check_len("data", data.len(), encode.len())?;
+        self.on_threads(|threads| {
+            let n = self.len();
+            let coefficients = data.len() / n - 1;
+            let (evals, last) = data.split_at_mut(coefficients * n);
+            self.run_inverse_but_last(last, &evals[..n], threads);
+            self.run_fused_rest(encode, data, coefficients, scratch, threads);
+        });
+        Ok(())
+    }
+
+    /// Every step of this inverse DFT but its last pass, from `evals` into
+    /// `coefficients`.
+    fn run_inverse_but_last(&self, coefficients: &mut [F], evals: &[F], threads: bool) {
+        let last = self.steps.len() - 1;
+        let source = Source::Buffer(evals);
+        self.run_step_range(coefficients, source, &Scratch::Pool, threads, 0..last);
+    }
+
+    /// The fused pass with the coefficients in block `coefficients` of
+    /// `out`, then the encode's remaining steps.
+    fn run_fused_rest(
+        &self,
+        encode: &Plan<F>,
+        out: &mut [F],
+        coefficients: usize,
+        scratch: &super::scratch::ScratchPool<F>,
+        threads: bool,
+    ) {
+        self.run_fused_pass(encode, out, coefficients, scratch, threads);
+        let rest = 1..encode.steps.len();
+        encode.run_step_range(out, Source::InPlace, &Scratch::Pool, threads, rest);
+    }
+
+    /// The fused pass: per tile of block `coefficients` (n rows), the
+    /// inverse's last groups into scratch, then for each other replica
+    /// block, last to first, the encode's first groups from those
+    /// coefficients, stored to that block's rows (streaming where the
+    /// encode's pass streams); last, block `coefficients`, whose rows the
+    /// tile read at the start, with plain stores.
     fn run_fused_pass(
         &self,
         encode: &Plan<F>,
         out: &mut [F],
+        coefficients: usize,
         scratch: &super::scratch::ScratchPool<F>,
         threads: bool,
     ) {
@@ -655,9 +692,9 @@ impl<F: Kernels> Plan<F> {
             scratch.with(|buf| {
                 let (coeffs, work) = buf.split_at_mut(tile_len);
                 let work = &mut work[..tile_len];
-                let moves = (Some(tile.rows_from()), None);
+                let moves = (Some(tile.in_block(coefficients).rows_from()), None);
                 self.run_groups(step, last, coeffs, width, 0, row_shift, moves);
-                for replica in (1..replicas).rev() {
+                for replica in (0..replicas).rev().filter(|&r| r != coefficients) {
                     let mut dst = tile.in_block(replica);
                     let from = RowsFrom::new(coeffs, group_rows, width, width);
                     if first.streams {
@@ -669,9 +706,9 @@ impl<F: Kernels> Plan<F> {
                         encode.run_groups(0, first, work, width, replica, row_shift, moves);
                     }
                 }
-                let mut dst = tile.in_block(0);
+                let mut dst = tile.in_block(coefficients);
                 let moves = (None, Some(dst.rows_to()));
-                encode.run_groups(0, first, coeffs, width, 0, row_shift, moves);
+                encode.run_groups(0, first, coeffs, width, coefficients, row_shift, moves);
             })
         });
     }

@@ -148,6 +148,42 @@ impl<F: Kernels + TwoAdicField> LdePlan<F> {
         let fused = self.fused.as_ref();
         run_inverse_then_encode(&self.idft, &self.encode, fused, evals, out)
     }
+
+    /// Runs the LDE in place: `data` holds [`len`](LdePlan::len) elements,
+    /// the evaluations in its first [`input_len`](LdePlan::input_len) (the
+    /// rest is overwritten, whatever it holds).
+    ///
+    /// This is how a caller that owns the trace's vector extends it without
+    /// a second allocation: `resize` it to `len()` (the allocator can grow
+    /// a large vector without copying or touching its pages), then run this.
+    /// A fresh output costs the first touch of every page, a good part of
+    /// a large LDE's time (`cargo bench --features plonky3 --bench stark`).
+    /// Fused, the inverse DFT writes the coefficients into the last block of
+    /// n rows, so it still reads the evaluations bit-reversed in its first
+    /// pass; unfused, the inverse runs in place (with its own bit-reversal
+    /// pass) before the encode.
+    ///
+    /// ```
+    /// use nttfuse::{BabyBear, Field, Order, Planner};
+    /// let lde = Planner::new().plan_coset_lde::<BabyBear>(4, 2, BabyBear::new(31), 2, Order::Natural)?;
+    /// let mut data = vec![BabyBear::new(5); lde.input_len()]; // the constant 5
+    /// data.resize(lde.len(), BabyBear::ZERO);
+    /// lde.execute(&mut data)?;
+    /// assert!(data.iter().all(|&x| x == BabyBear::new(5)));
+    /// # Ok::<(), nttfuse::Error>(())
+    /// ```
+    pub fn execute(&self, data: &mut [F]) -> Result<(), Error> {
+        len_is("data", self.encode.len(), data)?;
+        match self.fused.as_ref() {
+            Some(scratch) => self
+                .idft
+                .run_fused_lde_in_place(&self.encode, data, scratch),
+            None => {
+                self.idft.execute(&mut data[..self.idft.len()])?;
+                self.encode.execute(data)
+            }
+        }
+    }
 }
 
 impl<F: Kernels + TwoAdicField> fmt::Display for LdePlan<F> {
@@ -331,7 +367,7 @@ impl<F: Kernels + BinaryField> AdditiveLdePlan<F> {
 
     /// Runs the LDE from `evals` into `out`.
     pub fn execute_from(&self, evals: &[F], out: &mut [F]) -> Result<(), Error> {
-        output_len_is(self.len(), out)?;
+        len_is("output", self.len(), out)?;
         let n = self.first.len();
         match &self.encode {
             None => {
@@ -410,7 +446,7 @@ fn run_inverse_then_encode<F: Kernels>(
     evals: &[F],
     out: &mut [F],
 ) -> Result<(), Error> {
-    output_len_is(encode.len(), out)?;
+    len_is("output", encode.len(), out)?;
     let n = inverse.len();
     match fused {
         Some(scratch) => inverse.run_fused_lde(encode, evals, out, scratch),
@@ -442,15 +478,16 @@ fn fused_line<F: Kernels>(
     )
 }
 
-/// `Ok` when `out` holds `expected` elements, else the typed length error.
-fn output_len_is<F>(expected: usize, out: &[F]) -> Result<(), Error> {
-    if out.len() == expected {
+/// `Ok` when `buf` holds `expected` elements, else the typed length error
+/// naming it `what`.
+fn len_is<F>(what: &'static str, expected: usize, buf: &[F]) -> Result<(), Error> {
+    if buf.len() == expected {
         Ok(())
     } else {
         Err(Error::LengthMismatch {
-            what: "output",
+            what,
             expected,
-            got: out.len(),
+            got: buf.len(),
         })
     }
 }

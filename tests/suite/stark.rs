@@ -213,8 +213,8 @@ fn single_columns_equal_tfhe_ntt() {
 }
 
 /// The coset LDE plan (inverse DFT, then the encode, the two middle passes
-/// fused where the planner can) equals the two transforms run one after the
-/// other, on every backend this CPU runs, 1 and 2 threads, small budgets
+/// fused where the planner can), out of place and in place, equals the two
+/// transforms run one after the other, on every backend this CPU runs, 1 and 2 threads, small budgets
 /// (fused plans) and roomy ones (one pass each); against the definition on
 /// the smaller shapes.
 macro_rules! lde_equals_idft_then_encode {
@@ -257,6 +257,12 @@ macro_rules! lde_equals_idft_then_encode {
                                 let mut out = vec![<$field>::from_u64(0xdead); lde.len()];
                                 lde.execute_from(&evals, &mut out).unwrap();
                                 assert!(out == expected, "{what}");
+                                // In place: the evaluations in the first rows,
+                                // garbage after them.
+                                let mut data = evals.clone();
+                                data.resize(lde.len(), <$field>::from_u64(0xbeef));
+                                lde.execute(&mut data).unwrap();
+                                assert!(data == expected, "{what}, in place");
                                 assert_eq!(
                                     lde.is_fused(),
                                     lde.to_string().contains("run as one"),
