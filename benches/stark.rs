@@ -22,13 +22,13 @@
 //! the matrix it is handed, as Plonky3's own DFTs do). Out of place writes a
 //! second buffer, which costs a read for ownership of every output line.
 //!
-//! Plonky3's LDEs allocate their output on every call, so their times
-//! include the first touch of every page of it (about 55 ms for the 128 MiB
-//! of a BabyBear LDE 2^18 × 64 +1 bit on a 2-vCPU Zen 4 VM, where a 4 KiB
-//! page fault costs about 1.7 µs), while our LDE rows write into a reused
-//! buffer. With `--features plonky3` the LDE rows add the like-for-like
-//! figure: `plonky3::NttfuseDft::coset_lde_batch`, which allocates its output
-//! per call as Plonky3 does.
+//! Plonky3's LDEs make their output on every call (the input matrix's
+//! vector, grown), so their times include first-touch page faults on the
+//! new rows (a fresh 128 MiB costs about 55 ms on a 2-vCPU Zen 4 VM, about
+//! 1.7 µs per 4 KiB page), while our LDE rows write into a reused buffer.
+//! With `--features plonky3` the LDE rows add the like-for-like figure:
+//! `plonky3::NttfuseDft::coset_lde_batch`, which grows the matrix's vector
+//! per call as Plonky3 does and runs the LDE in place in it.
 //!
 //! Single columns are also measured against tfhe-ntt 0.7.1 (`prime32::Plan`,
 //! its forward negacyclic NTT modulo the BabyBear prime, in place, 1 thread;
@@ -407,11 +407,11 @@ macro_rules! lde_rows {
                 ours[0].as_secs_f64() / ours[1].as_secs_f64()
             );
         }
-        // Like for like: the drop-in allocates its output per call, as
-        // Plonky3 does, and pays the first touch of every page of it.
+        // Like for like: the drop-in grows the matrix's vector per call, as
+        // Plonky3 does, and pays the first touch of the new pages.
         if let Some(&drop_in) = ours.get(2) {
             println!(
-                "{:<46} {:>3} {:>9.1}   ratio {:.2} (its output allocated per call, as Plonky3's is); ÷ ours into a reused buffer: {:.2}",
+                "{:<46} {:>3} {:>9.1}   ratio {:.2} (the output grown from the input per call, as Plonky3's is); ÷ ours into a reused buffer: {:.2}",
                 "  (plonky3::NttfuseDft::coset_lde_batch)",
                 threads,
                 ms(drop_in),

@@ -33,6 +33,7 @@ use p3_dft::TwoAdicSubgroupDft;
 use p3_matrix::bitrev::{BitReversalPerm, BitReversedMatrixView};
 use p3_matrix::dense::RowMajorMatrix;
 use p3_matrix::Matrix;
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -275,10 +276,17 @@ impl<P: PlonkyField> TwoAdicSubgroupDft<P> for NttfuseDft {
         let Cached::Lde(lde) = &*plan else {
             unreachable!("LDE shapes hold LDE plans")
         };
-        let evals = P::into_ours(mat.values);
-        let mut out = vec![<P::Ours as num_traits::Zero>::zero(); lde.len()];
-        lde.execute_from(&evals, &mut out)
-            .expect("shape checked by the plan");
-        BitReversalPerm::new_view(RowMajorMatrix::new(P::from_ours(out), lanes))
+        // In the matrix's own vector, grown as Plonky3 grows it: the
+        // allocator extends a large vector without copying or touching its
+        // pages, so only the new rows take first-touch page faults (a fresh
+        // output would take them on every page), and they take them zeroed
+        // in parallel.
+        let mut values = P::into_ours(mat.values);
+        let zero = <P::Ours as num_traits::Zero>::zero();
+        let extra = lde.len() - values.len();
+        values.reserve_exact(extra);
+        values.par_extend(rayon::iter::repeat_n(zero, extra));
+        lde.execute(&mut values).expect("shape checked by the plan");
+        BitReversalPerm::new_view(RowMajorMatrix::new(P::from_ours(values), lanes))
     }
 }
