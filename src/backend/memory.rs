@@ -49,6 +49,8 @@ impl<F> SharedPtr<F> {
 // rows (module doc), so no element is reached from two threads.
 // `for_each_tile_across_blocks` hands out only the first block's tiles, each
 // owning its offsets in every block: still disjoint.
+// `for_each_chunk_bit_reversed` makes each chunk once (bit reversal is a
+// bijection): disjoint too.
 unsafe impl<F: Send> Send for SharedPtr<F> {}
 // SAFETY: as above; sharing the pointer itself gives no access to elements.
 unsafe impl<F: Send> Sync for SharedPtr<F> {}
@@ -465,6 +467,45 @@ pub fn bit_reverse_rows_from<F: Copy + Send + Sync>(
     }
 }
 
+/// Calls `f((t, chunk t))` for each of the `chunk`-element chunks of `data`
+/// (a power of two of them), visiting chunk t = BitRev(k) for k = 0, 1, …
+/// (rayon splits the k range when `parallel`).
+///
+/// A deep pass that reads its rows bit-reversed from a source visits its
+/// blocks this way: block t reads the source rows ≡ BitRev(t) modulo the
+/// block count, so consecutive visits read adjacent rows and share their
+/// pages (and TLB entries) and prefetched lines, where block order would jump
+/// a page per row. Returns `false`, calling nothing, when the chunks do not
+/// tile `data` as a power of two of them.
+pub fn for_each_chunk_bit_reversed<F: Send>(
+    data: &mut [F],
+    chunk: usize,
+    parallel: bool,
+    f: impl Fn((usize, &mut [F])) + Sync + Send,
+) -> bool {
+    let count = data.len().checked_div(chunk).unwrap_or(0);
+    if !count.is_power_of_two() || count * chunk != data.len() {
+        return false;
+    }
+    let log = count.trailing_zeros() as usize;
+    let ptr = SharedPtr(data.as_mut_ptr());
+    let visit = |k: usize| {
+        let t = bit_reverse(k, log);
+        // SAFETY: t < count, so chunk t lies inside `data` (count · chunk =
+        // len), which is borrowed mutably for this call; bit reversal is a
+        // bijection on 0..count, so each chunk is made exactly once and no
+        // two calls (or threads) reach the same element.
+        let chunk = unsafe { core::slice::from_raw_parts_mut(ptr.get().add(t * chunk), chunk) };
+        f((t, chunk));
+    };
+    if parallel {
+        (0..count).into_par_iter().with_min_len(16).for_each(visit);
+    } else {
+        (0..count).for_each(visit);
+    }
+    true
+}
+
 /// Rows of another buffer, `pitch` elements apart, that a register group
 /// reads its input from in place of its own buffer's rows: row i of the
 /// group's buffer ↔ the elements at `i · pitch ..` here. A gathered pass's
@@ -546,6 +587,43 @@ impl<'a, F: Copy> RowsTo<'a, F> {
     pub(crate) fn copy_from(&mut self, buf: &[F]) {
         for (i, src) in buf.chunks_exact(self.width).take(self.rows).enumerate() {
             self.row(i).copy_from_slice(src);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    #[test]
+    fn bit_reversed_chunks_visit_each_chunk_once_in_counter_order() {
+        for parallel in [false, true] {
+            let mut data: Vec<usize> = (0..8 * 3).collect();
+            let order = Mutex::new(Vec::new());
+            let done = for_each_chunk_bit_reversed(&mut data, 3, parallel, |(t, chunk)| {
+                assert_eq!(chunk, [3 * t, 3 * t + 1, 3 * t + 2]);
+                chunk.iter_mut().for_each(|x| *x += 100);
+                order.lock().unwrap().push(t);
+            });
+            assert!(done);
+            assert!(data.iter().enumerate().all(|(i, &x)| x == i + 100));
+            let mut order = order.into_inner().unwrap();
+            if !parallel {
+                assert_eq!(order, [0, 4, 2, 6, 1, 5, 3, 7]);
+            }
+            order.sort();
+            assert_eq!(order, (0..8).collect::<Vec<_>>());
+        }
+        // Not a power of two of whole chunks: declined, nothing called.
+        for (len, chunk) in [(12, 4), (10, 4), (8, 0), (0, 4)] {
+            let mut data = vec![0u8; len];
+            assert!(!for_each_chunk_bit_reversed(
+                &mut data,
+                chunk,
+                false,
+                |_| { panic!("called") }
+            ));
         }
     }
 }

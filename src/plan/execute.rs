@@ -11,8 +11,8 @@
 
 use super::{Pass, PassKind, Plan, Step};
 use crate::backend::{
-    bit_reverse_rows, bit_reverse_rows_from, transpose_rows_from, GroupKernel, Kernels, RowMoves,
-    RowsFrom, RowsTo, StridedTiles,
+    bit_reverse_rows, bit_reverse_rows_from, for_each_chunk_bit_reversed, transpose_rows_from,
+    GroupKernel, Kernels, RowMoves, RowsFrom, RowsTo, StridedTiles,
 };
 use crate::error::Error;
 use crate::transform::bit_reverse;
@@ -436,7 +436,10 @@ impl<F: Kernels> Plan<F> {
                     }
                     self.run_groups(step, pass, tile, lanes, block, 0, (None, None));
                 };
-                if parallel {
+                let reversed = matches!(source, Some(SourceRows::BitReversed(_)));
+                if reversed && for_each_chunk_bit_reversed(data, tile_len, parallel, run) {
+                    // Visited so that consecutive tiles read adjacent rows.
+                } else if parallel {
                     data.par_chunks_mut(tile_len).enumerate().for_each(run);
                 } else {
                     data.chunks_mut(tile_len).enumerate().for_each(run);
