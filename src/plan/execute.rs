@@ -612,11 +612,7 @@ impl<F: Kernels> Plan<F> {
     ) -> Result<(), Error> {
         self.check_len("input", evals.len(), self.input_len())?;
         encode.check_len("output", out.len(), encode.len())?;
-        self.on_threads(|threads| {
-            let n = self.len();
-            self.run_inverse_but_last(&mut out[..n], evals, threads);
-            self.run_fused_rest(encode, out, 0, scratch, threads);
-        });
+        self.run_fused(encode, out, Some(evals), scratch);
         Ok(())
     }
 
@@ -632,37 +628,43 @@ impl<F: Kernels> Plan<F> {
         scratch: &super::scratch::ScratchPool<F>,
     ) -> Result<(), Error> {
         encode.check_len("data", data.len(), encode.len())?;
-        self.on_threads(|threads| {
-            let n = self.len();
-            let coefficients = data.len() / n - 1;
-            let (evals, last) = data.split_at_mut(coefficients * n);
-            self.run_inverse_but_last(last, &evals[..n], threads);
-            self.run_fused_rest(encode, data, coefficients, scratch, threads);
-        });
+        self.run_fused(encode, data, None, scratch);
         Ok(())
     }
 
-    /// Every step of this inverse DFT but its last pass, from `evals` into
-    /// `coefficients`.
-    fn run_inverse_but_last(&self, coefficients: &mut [F], evals: &[F], threads: bool) {
-        let last = self.steps.len() - 1;
-        let source = Source::Buffer(evals);
-        self.run_step_range(coefficients, source, &Scratch::Pool, threads, 0..last);
-    }
-
-    /// The fused pass with the coefficients in block `coefficients` of
-    /// `out`, then the encode's remaining steps.
-    fn run_fused_rest(
+    /// The fused LDE on `out`, from `evals` (the coefficients then go to
+    /// block 0) or, without them, from `out`'s first n rows (the
+    /// coefficients go to the last block): every step of this inverse but
+    /// its last pass, the fused pass, then the encode's steps after its
+    /// first.
+    fn run_fused(
         &self,
         encode: &Plan<F>,
         out: &mut [F],
-        coefficients: usize,
+        evals: Option<&[F]>,
         scratch: &super::scratch::ScratchPool<F>,
-        threads: bool,
     ) {
-        self.run_fused_pass(encode, out, coefficients, scratch, threads);
-        let rest = 1..encode.steps.len();
-        encode.run_step_range(out, Source::InPlace, &Scratch::Pool, threads, rest);
+        self.on_threads(|threads| {
+            let n = self.len();
+            let inverse = 0..self.steps.len() - 1;
+            let coefficients = match evals {
+                Some(evals) => {
+                    let source = Source::Buffer(evals);
+                    self.run_step_range(&mut out[..n], source, &Scratch::Pool, threads, inverse);
+                    0
+                }
+                None => {
+                    let block = out.len() / n - 1;
+                    let (evals, last) = out.split_at_mut(block * n);
+                    let source = Source::Buffer(&evals[..n]);
+                    self.run_step_range(last, source, &Scratch::Pool, threads, inverse);
+                    block
+                }
+            };
+            self.run_fused_pass(encode, out, coefficients, scratch, threads);
+            let rest = 1..encode.steps.len();
+            encode.run_step_range(out, Source::InPlace, &Scratch::Pool, threads, rest);
+        });
     }
 
     /// The fused pass: per tile of block `coefficients` (n rows), the
