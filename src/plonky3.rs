@@ -276,11 +276,11 @@ impl<P: PlonkyField> TwoAdicSubgroupDft<P> for NttfuseDft {
         let Cached::Lde(lde) = &*plan else {
             unreachable!("LDE shapes hold LDE plans")
         };
-        // In the matrix's own vector, grown as Plonky3 grows it: the
-        // allocator extends a large vector without copying or touching its
-        // pages, so only the new rows take first-touch page faults (a fresh
+        // In the matrix's own vector, grown as Plonky3 grows it: glibc's
+        // realloc of a large block remaps it (no copy, no touch of the old
+        // pages), so only the new rows take first-touch page faults (a fresh
         // output would take them on every page), and they take them zeroed
-        // in parallel.
+        // in parallel. Other allocators may copy; the result is the same.
         let mut values = P::into_ours(mat.values);
         let zero = <P::Ours as num_traits::Zero>::zero();
         let extra = lde.len() - values.len();

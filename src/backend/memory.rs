@@ -499,7 +499,10 @@ pub fn for_each_chunk_bit_reversed<F: Send>(
         f((t, chunk));
     };
     if parallel {
-        (0..count).into_par_iter().with_min_len(16).for_each(visit);
+        // Runs of up to 16 consecutive k per split keep each thread's visits
+        // adjacent, while still leaving two runs per thread to balance.
+        let run = (count / (2 * rayon::current_num_threads())).clamp(1, 16);
+        (0..count).into_par_iter().with_min_len(run).for_each(visit);
     } else {
         (0..count).for_each(visit);
     }

@@ -154,8 +154,9 @@ impl<F: Kernels + TwoAdicField> LdePlan<F> {
     /// rest is overwritten, whatever it holds).
     ///
     /// This is how a caller that owns the trace's vector extends it without
-    /// a second allocation: `resize` it to `len()` (the allocator can grow
-    /// a large vector without copying or touching its pages), then run this.
+    /// a second allocation: `resize` it to `len()` (glibc grows a large
+    /// vector by remapping it, without copying or touching its pages), then
+    /// run this.
     /// A fresh output costs the first touch of every page, a good part of
     /// a large LDE's time (`cargo bench --features plonky3 --bench stark`).
     /// Fused, the inverse DFT writes the coefficients into the last block of
