@@ -61,6 +61,25 @@ fn load_words<T: Copy, const N: usize>(s: &[T], n: usize) -> __m256i {
     }
 }
 
+/// Stores the 32 bytes of `v` (N words) at the front of `s`: a
+/// non-temporal (streaming) store where `s` is 32-byte aligned, as
+/// `vmovntdq` requires, a plain one elsewhere.
+#[inline(always)]
+fn stream_32<T: Copy, const N: usize>(v: __m256i, s: &mut [T]) {
+    assert!(s.len() >= N && core::mem::size_of::<T>() * N == 32);
+    let p = s.as_mut_ptr().cast::<__m256i>();
+    // SAFETY: AVX was detected before any kernel runs; `s` holds the 32
+    // bytes written (checked); the streaming store is only used at a
+    // 32-byte-aligned address.
+    unsafe {
+        if p.is_aligned() {
+            _mm256_stream_si256(p, v)
+        } else {
+            _mm256_storeu_si256(p, v)
+        }
+    }
+}
+
 /// Stores the first `n ≤ N` words of `v` to `s`: straight to `s` when
 /// `n = N`, else through a stack copy, so nothing past `s[n − 1]` is
 /// written. The words are valid `T`s (the kernels keep every lane a field
@@ -219,6 +238,11 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
     #[inline(always)]
     fn store(self, s: &mut [Self::F], n: usize) {
         store_words::<Self::F, 8>(self.0, s, n)
+    }
+
+    #[inline(always)]
+    fn store_streaming(self, s: &mut [Self::F]) {
+        stream_32::<Self::F, 8>(self.0, s)
     }
 
     #[inline(always)]
@@ -388,6 +412,11 @@ impl Packed for PackedGoldilocks {
     }
 
     #[inline(always)]
+    fn store_streaming(self, s: &mut [Goldilocks]) {
+        stream_32::<Goldilocks, 4>(self.0, s)
+    }
+
+    #[inline(always)]
     fn broadcast(w: Goldilocks) -> GoldilocksTwiddle {
         // SAFETY: AVX was detected before any kernel runs.
         Self::twiddle(unsafe { _mm256_set1_epi64x(w.value() as i64) })
@@ -487,6 +516,11 @@ impl Packed for PackedGf2_64 {
     #[inline(always)]
     fn store(self, s: &mut [Gf2_64], n: usize) {
         store_words::<Gf2_64, 4>(self.0, s, n)
+    }
+
+    #[inline(always)]
+    fn store_streaming(self, s: &mut [Gf2_64]) {
+        stream_32::<Gf2_64, 4>(self.0, s)
     }
 
     #[inline(always)]

@@ -238,7 +238,21 @@ impl<'t, F: Copy> TileRows<'t, F> {
             pitch,
             rows: self.group_rows,
             width: run,
+            streaming: false,
             _data: PhantomData,
+        }
+    }
+
+    /// [`TileRows::rows_to`] written with non-temporal (streaming) stores
+    /// where the kernel and the rows' alignment allow: the rows go to
+    /// memory without first being read into the cache, which saves the
+    /// read-for-ownership of destinations the pass did not read (an
+    /// out-of-place first pass, the replicas of an encode). The caller ends
+    /// the tile with [`store_fence`].
+    pub fn rows_to_streaming(&mut self) -> RowsTo<'_, F> {
+        RowsTo {
+            streaming: true,
+            ..self.rows_to()
         }
     }
 
@@ -284,20 +298,6 @@ impl<'t, F: Copy> TileRows<'t, F> {
             let start = (self.offset_in_block + j * self.stride) * self.width;
             dst.copy_from_slice(&source[start..start + run]);
         }
-    }
-
-    /// [`TileRows::scatter`] with non-temporal (streaming) stores: the rows
-    /// go to memory without first being read into the cache, which saves the
-    /// read-for-ownership of destinations the pass did not read (an
-    /// out-of-place first pass, the replicas of an encode). Plain stores
-    /// where the CPU has no streaming store.
-    pub fn scatter_streaming(&mut self, scratch: &[F]) {
-        let run = self.run_len();
-        for (j, src) in scratch.chunks_exact(run).take(self.group_rows).enumerate() {
-            // SAFETY: as in `scatter`: run j is in bounds and this tile's alone.
-            unsafe { stream_copy(self.data.0.add(self.run_start(j)), src) };
-        }
-        store_fence();
     }
 
     /// Writes `scratch` back to the tile's rows.
@@ -399,10 +399,10 @@ unsafe fn stream_copy<F: Copy>(dst: *mut F, src: &[F]) {
     }
 }
 
-/// Orders earlier streaming stores before later stores (`sfence`), so data
-/// written by [`TileRows::scatter_streaming`] is visible to whoever is
-/// handed it next.
-fn store_fence() {
+/// Orders earlier streaming stores before later stores (`sfence`), so rows
+/// written through [`TileRows::rows_to_streaming`] are visible to whoever
+/// is handed them next.
+pub fn store_fence() {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     // SAFETY: `sfence` has no operands and SSE is part of x86-64.
     unsafe {
@@ -531,6 +531,9 @@ pub struct RowsTo<'a, F> {
     pitch: usize,
     rows: usize,
     width: usize,
+    /// Whether to store with non-temporal stores (see
+    /// [`TileRows::rows_to_streaming`]).
+    pub(crate) streaming: bool,
     _data: PhantomData<&'a mut [F]>,
 }
 
@@ -588,8 +591,16 @@ impl<'a, F: Copy> RowsTo<'a, F> {
     /// Copies `buf`'s rows back to these: the move a kernel that cannot fuse
     /// it makes last.
     pub(crate) fn copy_from(&mut self, buf: &[F]) {
+        let streaming = self.streaming;
         for (i, src) in buf.chunks_exact(self.width).take(self.rows).enumerate() {
-            self.row(i).copy_from_slice(src);
+            let dst = self.row(i);
+            if streaming {
+                // SAFETY: `dst` is a row of `width` elements, writable and
+                // not overlapping `buf` (another buffer).
+                unsafe { stream_copy(dst.as_mut_ptr(), src) }
+            } else {
+                dst.copy_from_slice(src);
+            }
         }
     }
 }

@@ -33,8 +33,8 @@ mod packed;
 mod scalar;
 
 pub use memory::{
-    bit_reverse_rows, bit_reverse_rows_from, for_each_chunk_bit_reversed, transpose_rows_from,
-    RowMoves, RowsFrom, RowsTo, StridedTiles, TileRows,
+    bit_reverse_rows, bit_reverse_rows_from, for_each_chunk_bit_reversed, store_fence,
+    transpose_rows_from, RowMoves, RowsFrom, RowsTo, StridedTiles, TileRows,
 };
 
 use crate::error::Error;

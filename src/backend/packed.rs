@@ -25,6 +25,14 @@ pub(crate) trait Packed: Copy {
     fn load(s: &[Self::F], n: usize) -> Self;
     /// Stores the first `n ≤ LANES` elements.
     fn store(self, s: &mut [Self::F], n: usize);
+    /// Stores all `LANES` elements with a non-temporal (streaming) store
+    /// where the ISA has one and `s` is aligned for it, else as
+    /// [`Packed::store`]. Callers fence (`store_fence`) before the data is
+    /// handed on.
+    #[inline(always)]
+    fn store_streaming(self, s: &mut [Self::F]) {
+        self.store(s, Self::LANES)
+    }
     fn broadcast(w: <Self::F as Field>::Twiddle) -> Self::Twiddle;
     fn add(self, b: Self) -> Self;
     fn sub(self, b: Self) -> Self;
@@ -316,6 +324,9 @@ fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVI
             for (j, v) in x.iter().enumerate() {
                 let row = j * rows.per_run + r;
                 match &mut moves.to {
+                    Some(to) if to.streaming => {
+                        v.store_streaming(&mut to.row(rows.first + row)[c..])
+                    }
                     Some(to) => v.store(&mut to.row(rows.first + row)[c..], P::LANES),
                     None => v.store(&mut block[row * width + c..], P::LANES),
                 }

@@ -11,8 +11,8 @@
 
 use super::{Pass, PassKind, Plan, Step};
 use crate::backend::{
-    bit_reverse_rows, bit_reverse_rows_from, for_each_chunk_bit_reversed, transpose_rows_from,
-    GroupKernel, Kernels, RowMoves, RowsFrom, RowsTo, StridedTiles,
+    bit_reverse_rows, bit_reverse_rows_from, for_each_chunk_bit_reversed, store_fence,
+    transpose_rows_from, GroupKernel, Kernels, RowMoves, RowsFrom, RowsTo, StridedTiles,
 };
 use crate::error::Error;
 use crate::transform::bit_reverse;
@@ -471,12 +471,12 @@ impl<F: Kernels> Plan<F> {
                             None => tile.rows_from(),
                         };
                         // The gather rides on the first group's loads, the
-                        // scatter on the last group's stores, except that
-                        // streaming stores write whole runs from scratch.
+                        // scatter on the last group's stores (streaming
+                        // ones where the pass streams).
                         if source.is_some() && pass.streams {
-                            let moves = (Some(from), None);
+                            let moves = (Some(from), Some(tile.rows_to_streaming()));
                             self.run_groups(step, pass, buf, width, block, row_shift, moves);
-                            tile.scatter_streaming(buf);
+                            store_fence();
                         } else {
                             let moves = (Some(from), Some(tile.rows_to()));
                             self.run_groups(step, pass, buf, width, block, row_shift, moves);
@@ -703,9 +703,9 @@ impl<F: Kernels> Plan<F> {
                     let mut dst = tile.in_block(replica);
                     let from = RowsFrom::new(coeffs, group_rows, width, width);
                     if first.streams {
-                        let moves = (Some(from), None);
+                        let moves = (Some(from), Some(dst.rows_to_streaming()));
                         encode.run_groups(0, first, work, width, replica, row_shift, moves);
-                        dst.scatter_streaming(work);
+                        store_fence();
                     } else {
                         let moves = (Some(from), Some(dst.rows_to()));
                         encode.run_groups(0, first, work, width, replica, row_shift, moves);

@@ -109,7 +109,10 @@ pub struct Pass {
     /// place, or an encode's replicas) with streaming (non-temporal) stores:
     /// chosen for gathered first passes whose output exceeds the last-level
     /// cache budget, where a plain store would first read every destination
-    /// line from memory only to overwrite it.
+    /// line from memory only to overwrite it. On AVX-512 and AVX2 the last
+    /// register group stores rows straight from its registers, streaming
+    /// where a register's destination is aligned for it (64 or 32 bytes) and
+    /// plainly elsewhere; portable kernels stream their copy out of scratch.
     pub streams: bool,
 }
 

@@ -544,51 +544,95 @@ fn first_streams<F: Kernels>(plan: &Plan<F>) -> bool {
     matches!(plan.steps().first(), Some(Step::Pass(p)) if p.streams)
 }
 
+/// Every backend this CPU runs (scalar first).
+fn backends<F: Kernels>() -> Vec<Backend> {
+    [
+        Backend::Scalar,
+        Backend::Avx512,
+        Backend::Avx2,
+        Backend::Neon,
+    ]
+    .into_iter()
+    .filter(|b| b.check::<F>().is_ok())
+    .collect()
+}
+
+/// Element offsets into a buffer: the first 64-byte aligned one, then one
+/// element, 16 and 32 bytes past it: streaming stores go only to registers
+/// aligned for them, plain ones elsewhere, and the bits must not tell.
+fn aligned_offsets<F>(buf: &[F]) -> Vec<usize> {
+    let size = core::mem::size_of::<F>();
+    let base = buf.as_ptr().align_offset(64);
+    let mut offsets = vec![base, base + 1];
+    offsets.extend([16, 32].map(|bytes| base + bytes / size));
+    offsets.dedup();
+    offsets
+}
+
 /// A gathered first pass whose output exceeds the last-level cache budget
 /// streams its stores; the bits are those of the plain-store plan, out of
-/// place at unaligned offsets and for an encode's replicas in place.
+/// place at 64-byte-aligned and unaligned offsets (on SIMD backends the
+/// aligned rows take non-temporal stores straight from the registers) and
+/// for an encode's replicas in place, on every backend.
 #[test]
 fn streaming_first_pass_when_the_output_exceeds_the_llc() {
     let small_llc = Budgets::fixed(1 << 10, 2 << 10, 16 << 10);
     let large_llc = Budgets::fixed(1 << 10, 2 << 10, 64 << 20);
-    for threads in [1, 2] {
-        // 3 lanes: rows copied through scratch; 16: whole registers, so on
-        // AVX-512 the first group reads the rows straight from the source.
-        for spec in [
-            Transform::<BabyBear>::dft(11).lanes(3),
-            Transform::<BabyBear>::dft_encode(11, 2, BabyBear::new(7)).lanes(3),
-            Transform::<BabyBear>::dft(11).lanes(16),
-            Transform::<BabyBear>::dft_encode(11, 2, BabyBear::new(7)).lanes(16),
-        ] {
-            let streaming = planner(small_llc, threads).plan(&spec).unwrap();
-            let plain = planner(large_llc, threads).plan(&spec).unwrap();
-            assert!(first_streams(&streaming), "{streaming}");
-            assert!(!first_streams(&plain), "{plain}");
-            assert!(streaming.to_string().contains("streaming (non-temporal)"));
-            let input = Rng(5).vec::<BabyBear>(spec.input_len().unwrap());
-            let expected = reference::evaluate(&spec, &input).unwrap();
-            assert_eq!(run(&planner(large_llc, threads), &spec, &input), expected);
-            for offset in 0..4 {
-                let mut out = vec![BabyBear::ZERO; streaming.len() + offset];
-                streaming.execute_from(&input, &mut out[offset..]).unwrap();
-                assert_eq!(out[offset..], expected[..], "offset {offset}");
-            }
-            if spec.is_encode() {
-                let mut data = vec![BabyBear::ZERO; streaming.len()];
-                data[..input.len()].copy_from_slice(&input);
-                streaming.execute(&mut data).unwrap();
-                assert_eq!(data, expected);
+    let on = |backend: Backend, budgets: Budgets, threads: usize| {
+        Planner::new()
+            .backend(backend)
+            .threads(Threads::Count(threads))
+            .budgets(budgets)
+    };
+    for backend in backends::<BabyBear>() {
+        for threads in [1, 2] {
+            // 3 lanes: rows copied through scratch; 16: whole registers, so
+            // on SIMD backends the first group reads the rows straight from
+            // the source and the last stores them straight to the output.
+            for spec in [
+                Transform::<BabyBear>::dft(11).lanes(3),
+                Transform::<BabyBear>::dft_encode(11, 2, BabyBear::new(7)).lanes(3),
+                Transform::<BabyBear>::dft(11).lanes(16),
+                Transform::<BabyBear>::dft_encode(11, 2, BabyBear::new(7)).lanes(16),
+            ] {
+                let streaming = on(backend, small_llc, threads).plan(&spec).unwrap();
+                let plain = on(backend, large_llc, threads).plan(&spec).unwrap();
+                assert!(first_streams(&streaming), "{streaming}");
+                assert!(!first_streams(&plain), "{plain}");
+                assert!(streaming.to_string().contains("streaming (non-temporal)"));
+                let input = Rng(5).vec::<BabyBear>(spec.input_len().unwrap());
+                let expected = reference::evaluate(&spec, &input).unwrap();
+                assert_eq!(run(&planner(large_llc, threads), &spec, &input), expected);
+                let mut out = vec![BabyBear::ZERO; streaming.len() + 32];
+                for offset in aligned_offsets(&out) {
+                    let out = &mut out[offset..offset + streaming.len()];
+                    out.fill(BabyBear::ZERO);
+                    streaming.execute_from(&input, out).unwrap();
+                    assert_eq!(out, expected, "{backend:?} offset {offset}");
+                }
+                if spec.is_encode() {
+                    let mut data = vec![BabyBear::ZERO; streaming.len()];
+                    data[..input.len()].copy_from_slice(&input);
+                    streaming.execute(&mut data).unwrap();
+                    assert_eq!(data, expected);
+                }
             }
         }
     }
     let gf2 = Transform::<Gf2_64>::additive_encode(11, 1).lanes(8);
-    let streaming = planner(small_llc, 1).plan(&gf2).unwrap();
-    assert!(first_streams(&streaming));
     let input = Rng(6).vec::<Gf2_64>(gf2.input_len().unwrap());
-    assert_eq!(
-        run(&planner(small_llc, 1), &gf2, &input),
-        reference::evaluate(&gf2, &input).unwrap()
-    );
+    let expected = reference::evaluate(&gf2, &input).unwrap();
+    for backend in backends::<Gf2_64>() {
+        let streaming = on(backend, small_llc, 1).plan(&gf2).unwrap();
+        assert!(first_streams(&streaming));
+        let mut out = vec![Gf2_64::ZERO; streaming.len() + 16];
+        for offset in aligned_offsets(&out) {
+            let out = &mut out[offset..offset + streaming.len()];
+            out.fill(Gf2_64::ZERO);
+            streaming.execute_from(&input, out).unwrap();
+            assert_eq!(out, expected, "{backend:?} offset {offset}");
+        }
+    }
 }
 
 /// Tiles go to the thread pool only when a pass has several and moves at

@@ -172,6 +172,25 @@ crate::backend::packed::packed_entry_points!("avx512f,avx512bw,avx512dq,avx512vl
 #[derive(Clone, Copy)]
 pub(crate) struct PackedGf2_64(__m512i);
 
+/// Stores the 64 bytes of `v` at the front of `s`: a non-temporal
+/// (streaming) store where `s` is 64-byte aligned, as `vmovntdq` requires,
+/// a plain one elsewhere.
+#[inline(always)]
+fn stream_64<T>(v: __m512i, s: &mut [T]) {
+    assert!(core::mem::size_of_val(s) >= 64);
+    let p = s.as_mut_ptr().cast::<__m512i>();
+    // SAFETY: AVX-512 F was detected before any kernel runs; the 64 bytes
+    // written are in bounds (checked); the streaming store is only used at
+    // a 64-byte-aligned address.
+    unsafe {
+        if p.is_aligned() {
+            _mm512_stream_si512(p.cast(), v)
+        } else {
+            _mm512_storeu_si512(p.cast(), v)
+        }
+    }
+}
+
 impl Packed for PackedGf2_64 {
     type F = crate::field::Gf2_64;
     const LANES: usize = 8;
@@ -195,6 +214,11 @@ impl Packed for PackedGf2_64 {
         assert!(n <= 8 && s.len() >= n);
         // SAFETY: as in `load`; the masked store writes only n elements.
         unsafe { _mm512_mask_storeu_epi64(s.as_mut_ptr().cast(), lanes_mask(n) as u8, self.0) }
+    }
+
+    #[inline(always)]
+    fn store_streaming(self, s: &mut [Self::F]) {
+        stream_64(self.0, s)
     }
 
     #[inline(always)]
@@ -362,6 +386,11 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
         assert!(n <= 16 && s.len() >= n);
         // SAFETY: as in `load`; the masked store writes only n elements.
         unsafe { _mm512_mask_storeu_epi32(s.as_mut_ptr().cast(), lanes_mask(n), self.0) }
+    }
+
+    #[inline(always)]
+    fn store_streaming(self, s: &mut [Self::F]) {
+        stream_64(self.0, s)
     }
 
     #[inline(always)]
@@ -533,6 +562,11 @@ impl Packed for PackedGoldilocks {
         // SAFETY: as in `load`; the masked store writes only n elements, all
         // canonical (every operation returns canonical values).
         unsafe { _mm512_mask_storeu_epi64(s.as_mut_ptr().cast(), lanes_mask(n) as u8, self.0) }
+    }
+
+    #[inline(always)]
+    fn store_streaming(self, s: &mut [Self::F]) {
+        stream_64(self.0, s)
     }
 
     #[inline(always)]
