@@ -129,6 +129,8 @@ fn parallel_execution_never_allocates_after_warm_up() {
         let mut out = vec![Gf2_64::ZERO; lde.len()];
         let allocations = steady_allocations(|| lde.execute_from(&evals, &mut out).unwrap());
         assert_eq!(allocations, 0, "LDE blowup 2^{log_blowup}");
+        let allocations = steady_allocations(|| lde.execute(&mut out).unwrap());
+        assert_eq!(allocations, 0, "LDE blowup 2^{log_blowup} in place");
         std::mem::forget(lde);
     }
     // The coset LDE, fused, on 2 threads and 1.

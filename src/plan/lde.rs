@@ -174,16 +174,7 @@ impl<F: Kernels + TwoAdicField> LdePlan<F> {
     /// # Ok::<(), nttfuse::Error>(())
     /// ```
     pub fn execute(&self, data: &mut [F]) -> Result<(), Error> {
-        len_is("data", self.encode.len(), data)?;
-        match self.fused.as_ref() {
-            Some(scratch) => self
-                .idft
-                .run_fused_lde_in_place(&self.encode, data, scratch),
-            None => {
-                self.idft.execute(&mut data[..self.idft.len()])?;
-                self.encode.execute(data)
-            }
-        }
+        run_inverse_then_encode_in_place(&self.idft, &self.encode, self.fused.as_ref(), data)
     }
 }
 
@@ -382,6 +373,43 @@ impl<F: Kernels + BinaryField> AdditiveLdePlan<F> {
             }
         }
     }
+
+    /// Runs the LDE in place: `data` holds [`len`](AdditiveLdePlan::len)
+    /// elements, the evaluations in its first
+    /// [`input_len`](AdditiveLdePlan::input_len) (the rest is overwritten,
+    /// whatever it holds) — a caller that owns the evaluations' vector
+    /// `resize`s it and runs this, with no second buffer to allocate and
+    /// first-touch.
+    ///
+    /// Systematic (rate ½), the evaluations stay where they are and the
+    /// fused inverse + coset NTT reads them into the second half. At lower
+    /// rates the inverse NTT runs in place (fused: into the last block of
+    /// 2^log_n rows, read from there by the fused pass) before the encode.
+    ///
+    /// ```
+    /// use nttfuse::{Basis, Gf2_64, Planner};
+    /// let lde = Planner::new().plan_additive_lde::<Gf2_64>(4, 2, Basis::Cantor, 2)?;
+    /// let evals: Vec<Gf2_64> = (0..32).map(|i| Gf2_64::new(i * 0x9e37_79b9)).collect();
+    /// let mut out = vec![Gf2_64::ZERO; lde.len()];
+    /// lde.execute_from(&evals, &mut out)?;
+    /// let mut data = evals.clone();
+    /// data.resize(lde.len(), Gf2_64::ZERO);
+    /// lde.execute(&mut data)?;
+    /// assert_eq!(data, out);
+    /// # Ok::<(), nttfuse::Error>(())
+    /// ```
+    pub fn execute(&self, data: &mut [F]) -> Result<(), Error> {
+        match &self.encode {
+            None => {
+                len_is("data", self.len(), data)?;
+                let (domain, coset) = data.split_at_mut(self.first.len());
+                self.first.execute_from(domain, coset)
+            }
+            Some(encode) => {
+                run_inverse_then_encode_in_place(&self.first, encode, self.fused.as_ref(), data)
+            }
+        }
+    }
 }
 
 impl<F: Kernels + BinaryField> fmt::Display for AdditiveLdePlan<F> {
@@ -454,6 +482,24 @@ fn run_inverse_then_encode<F: Kernels>(
         None => {
             inverse.execute_from(evals, &mut out[..n])?;
             encode.execute(out)
+        }
+    }
+}
+
+/// As [`run_inverse_then_encode`], in place: the evaluations are `data`'s
+/// first `inverse.len()` elements.
+fn run_inverse_then_encode_in_place<F: Kernels>(
+    inverse: &Plan<F>,
+    encode: &Plan<F>,
+    fused: Option<&ScratchPool<F>>,
+    data: &mut [F],
+) -> Result<(), Error> {
+    len_is("data", encode.len(), data)?;
+    match fused {
+        Some(scratch) => inverse.run_fused_lde_in_place(encode, data, scratch),
+        None => {
+            inverse.execute(&mut data[..inverse.len()])?;
+            encode.execute(data)
         }
     }
 }

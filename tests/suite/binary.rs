@@ -331,6 +331,10 @@ fn additive_lde_equals_intt_then_encode() {
                     .unwrap();
                 let mut out = vec![Gf2_64::new(0xdead); lde.len()];
                 lde.execute_from(&evals, &mut out).unwrap();
+                // In place, over garbage past the evaluations.
+                let mut data = evals.clone();
+                data.resize(lde.len(), Gf2_64::new(0xbeef));
+                lde.execute(&mut data).unwrap();
                 // Systematic: the inverse NTT's last pass and the coset
                 // NTT's first tile alike, so the fused plan saves a sweep.
                 let fused = lde.plans()[0].cost().sweeps;
@@ -349,6 +353,7 @@ fn additive_lde_equals_intt_then_encode() {
                     && lde.is_fused() == lde.to_string().contains("run as one")
                     && lde.scratch_len() >= lde.plans()[0].scratch_len()
                     && out == expected
+                    && data == expected
                     && out[..evals.len()] == evals[..]
                     && lde.is_systematic() == (log_blowup == 1)
                     && lde.to_string().contains(if log_blowup == 1 {
@@ -407,6 +412,10 @@ fn fused_additive_lde_equals_its_two_plans() {
                     let mut out = vec![Gf2_64::new(0xdead); lde.len()];
                     lde.execute_from(&evals, &mut out).unwrap();
                     assert!(out == expected, "{what}");
+                    let mut data = evals.clone();
+                    data.resize(lde.len(), Gf2_64::new(0xbeef));
+                    lde.execute(&mut data).unwrap();
+                    assert!(data == expected, "{what}, in place");
                     fused += usize::from(lde.is_fused());
                 }
             }
@@ -479,4 +488,17 @@ fn additive_lde_errors() {
         plan.execute_from(&evals[..31], &mut out),
         Err(Error::LengthMismatch { .. })
     ));
+    // In place, systematic and not: the buffer is the output's length.
+    for log_blowup in [1, 2] {
+        let plan = p
+            .plan_additive_lde::<Gf2_64>(4, log_blowup, Basis::Standard, 2)
+            .unwrap();
+        for len in [0, plan.input_len(), plan.len() - 1, plan.len() + 1] {
+            let mut data = vec![Gf2_64::ONE; len];
+            assert!(
+                matches!(plan.execute(&mut data), Err(Error::LengthMismatch { .. })),
+                "length {len}"
+            );
+        }
+    }
 }
