@@ -567,6 +567,17 @@ impl<'a, F: Copy> RowsFrom<'a, F> {
         unsafe { core::slice::from_raw_parts(self.ptr.add(i * self.pitch), self.width) }
     }
 
+    /// Rows `first + j·step` for j < R: a butterfly set's rows, looked up
+    /// once for all its registers.
+    #[inline(always)]
+    pub(crate) fn rows<const R: usize>(&self, first: usize, step: usize) -> [&[F]; R] {
+        let mut rows = [&[][..]; R];
+        for (j, row) in rows.iter_mut().enumerate() {
+            *row = self.row(first + j * step);
+        }
+        rows
+    }
+
     /// Copies row i into `buf`'s row i, for every row: the move a kernel
     /// that cannot fuse it makes first.
     pub(crate) fn copy_into(&self, buf: &mut [F]) {
@@ -586,6 +597,27 @@ impl<'a, F: Copy> RowsTo<'a, F> {
         // inside the tile's data, whose rows the tile owns alone for 'a;
         // `&mut self` makes this slice the only access through it.
         unsafe { core::slice::from_raw_parts_mut(self.ptr.add(i * self.pitch), self.width) }
+    }
+
+    /// Rows `first + j·step` for j < R, to write: a butterfly set's rows,
+    /// looked up once for all its registers. Panics unless `step` ≥ 1 and
+    /// the last row exists.
+    #[inline(always)]
+    pub(crate) fn rows_mut<const R: usize>(&mut self, first: usize, step: usize) -> [&mut [F]; R] {
+        assert!(step >= 1 && first + (R - 1) * step < self.rows);
+        core::array::from_fn(|j| {
+            // SAFETY: as in `row`, every row lies inside the tile's data,
+            // which it owns alone for 'a; the R rows are distinct (step ≥ 1)
+            // and rows do not overlap (a run is at most `pitch` long: the
+            // tile's runs divide its block, checked by `StridedTiles::new`),
+            // and `&mut self` keeps any other access out while they live.
+            unsafe {
+                core::slice::from_raw_parts_mut(
+                    self.ptr.add((first + j * step) * self.pitch),
+                    self.width,
+                )
+            }
+        })
     }
 
     /// Copies `buf`'s rows back to these: the move a kernel that cannot fuse

@@ -281,25 +281,10 @@ struct BlockRows {
     width: usize,
 }
 
-/// The register at column `c` of row `row` of the block, from `moves.from`
-/// when given.
-#[inline(always)]
-fn load_row<P: Packed>(
-    block: &[P::F],
-    moves: &RowMoves<'_, P::F>,
-    rows: BlockRows,
-    row: usize,
-    c: usize,
-) -> P {
-    match &moves.from {
-        Some(from) => P::load(&from.row(rows.first + row)[c..], P::LANES),
-        None => P::load(&block[row * rows.width + c..], P::LANES),
-    }
-}
-
 /// [`run_block`] row by row: the register at column c of row r of run j
 /// comes from `moves.from` (or the block) and goes to `moves.to` (or the
-/// block).
+/// block). A butterfly set's rows are looked up once per row, not per
+/// register.
 #[allow(
     clippy::needless_range_loop,
     reason = "plain index loops: iterator adapters here left calls in the kernel"
@@ -313,22 +298,35 @@ fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVI
     moves: &mut RowMoves<'_, P::F>,
 ) {
     let width = rows.width;
+    let streaming = moves.to.as_ref().is_some_and(|to| to.streaming);
     for r in 0..rows.per_run {
+        let first = rows.first + r;
+        let from = moves
+            .from
+            .as_ref()
+            .map(|f| f.rows::<R>(first, rows.per_run));
+        let mut to = moves
+            .to
+            .as_mut()
+            .map(|t| t.rows_mut::<R>(first, rows.per_run));
         for c in (0..width).step_by(P::LANES) {
             // Plain calls, not closures (see `run_body`).
-            let mut x = [load_row::<P>(block, moves, rows, r, c); R];
+            let mut x = match &from {
+                Some(from) => [P::load(&from[0][c..], P::LANES); R],
+                None => [P::load(&block[r * width + c..], P::LANES); R],
+            };
             for j in 1..R {
-                x[j] = load_row::<P>(block, moves, rows, j * rows.per_run + r, c);
+                x[j] = match &from {
+                    Some(from) => P::load(&from[j][c..], P::LANES),
+                    None => P::load(&block[(j * rows.per_run + r) * width + c..], P::LANES),
+                };
             }
             butterflies::<P, R, KIND, FIRST_TRIVIAL>(&mut x, w, scale);
-            for (j, v) in x.iter().enumerate() {
-                let row = j * rows.per_run + r;
-                match &mut moves.to {
-                    Some(to) if to.streaming => {
-                        v.store_streaming(&mut to.row(rows.first + row)[c..])
-                    }
-                    Some(to) => v.store(&mut to.row(rows.first + row)[c..], P::LANES),
-                    None => v.store(&mut block[row * width + c..], P::LANES),
+            for j in 0..R {
+                match &mut to {
+                    Some(to) if streaming => x[j].store_streaming(&mut to[j][c..]),
+                    Some(to) => x[j].store(&mut to[j][c..], P::LANES),
+                    None => x[j].store(&mut block[(j * rows.per_run + r) * width + c..], P::LANES),
                 }
             }
         }

@@ -24,7 +24,10 @@ struct Shape {
     log_n: u32,
     lanes: usize,
     rate: u32,
-    tiny: bool,
+    /// Budgets: 0 tiny (one-group gathered passes), 1 medium (gathered
+    /// passes of several register groups, whose first group loads from the
+    /// source and whose last stores to the data), 2 roomy.
+    budgets: u8,
     seed: u64,
 }
 
@@ -36,7 +39,7 @@ impl Arbitrary for Shape {
             log_n,
             lanes,
             rate: u32::arbitrary(g) % log_n,
-            tiny: bool::arbitrary(g),
+            budgets: u8::arbitrary(g) % 3,
             seed: u64::arbitrary(g),
         }
     }
@@ -56,12 +59,56 @@ impl Shape {
 fn agree<F: Kernels>(shape: &Shape, spec: Transform<F>) -> bool {
     let spec = spec.lanes(shape.lanes);
     let input = Rng(shape.seed).vec::<F>(spec.input_len().unwrap());
-    let budgets = if shape.tiny { tiny() } else { roomy() };
+    let budgets = [tiny(), medium(), roomy()][shape.budgets as usize];
     let expected = run(&planner_on(Backend::Scalar, budgets, 1), &spec, &input);
     simd_backends::<F>().into_iter().all(|b| {
         run(&planner_on(b, budgets, 1), &spec, &input) == expected
             && run_in_place(&planner_on(b, budgets, 2), &spec, &input) == expected
     })
+}
+
+/// Budgets under which 2^10–2^12-row transforms take gathered passes of
+/// several register groups.
+fn medium() -> Budgets {
+    Budgets::fixed(4 << 10, 16 << 10, 256 << 10)
+}
+
+/// Whether the plan has a gathered pass of at least two register groups.
+fn has_multi_group_gathered_pass<F: Kernels>(plan: &Plan<F>) -> bool {
+    plan.steps()
+        .iter()
+        .any(|s| matches!(s, Step::Pass(p) if p.kind == PassKind::Gathered && p.groups.len() >= 2))
+}
+
+/// Gathered passes of several groups on every SIMD backend: the first group
+/// reads its butterfly sets' rows far apart (from the source out of place,
+/// from the data in place), the last stores them to the data; each field's
+/// packed type, out of place and in place, 1 and 2 threads.
+#[test]
+fn multi_group_gathered_passes_agree_bit_for_bit() {
+    fn check<F: Kernels>(spec: Transform<F>) -> usize {
+        let input = Rng(11).vec::<F>(spec.input_len().unwrap());
+        let expected = run(&planner_on(Backend::Scalar, roomy(), 1), &spec, &input);
+        let mut checked = 0;
+        for backend in simd_backends::<F>() {
+            let plan = planner_on(backend, medium(), 1).plan(&spec).unwrap();
+            assert!(has_multi_group_gathered_pass(&plan), "{plan}");
+            assert!(run(&planner_on(backend, medium(), 1), &spec, &input) == expected);
+            assert!(run_in_place(&planner_on(backend, medium(), 2), &spec, &input) == expected);
+            checked += 1;
+        }
+        checked
+    }
+    let mut checked = 0;
+    for lanes in [8, 56] {
+        checked += check(Transform::<Gf2_64>::additive_ntt(12).lanes(lanes));
+        checked += check(Transform::<Gf2_64>::additive_encode(12, 1).lanes(lanes));
+    }
+    checked += check(Transform::<BabyBear>::dft(12).lanes(16));
+    checked += check(Transform::<BabyBear>::dft_encode(12, 2, BabyBear::new(7)).lanes(32));
+    checked += check(Transform::<Goldilocks>::idft(12).lanes(8));
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    assert!(checked > 0, "no SIMD backend ran");
 }
 
 #[test]
