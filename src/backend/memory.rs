@@ -567,15 +567,21 @@ impl<'a, F: Copy> RowsFrom<'a, F> {
         unsafe { core::slice::from_raw_parts(self.ptr.add(i * self.pitch), self.width) }
     }
 
-    /// Rows `first + j·step` for j < R: a butterfly set's rows, looked up
-    /// once for all its registers.
+    /// Pointers to rows `first + j·step` for j < R, each to `width`
+    /// elements: a butterfly set's rows, looked up once for all its
+    /// registers. Pointers, not slices: a kernel whose destination rows are
+    /// these same rows (an in-place gathered pass of one group) makes a
+    /// fresh reference for each access, so that no reference to a row lives
+    /// across a write to it. Panics unless the last row exists.
     #[inline(always)]
-    pub(crate) fn rows<const R: usize>(&self, first: usize, step: usize) -> [&[F]; R] {
-        let mut rows = [&[][..]; R];
-        for (j, row) in rows.iter_mut().enumerate() {
-            *row = self.row(first + j * step);
-        }
-        rows
+    pub(crate) fn row_ptrs<const R: usize>(&self, first: usize, step: usize) -> [*const F; R] {
+        assert!(first + (R - 1) * step < self.rows);
+        core::array::from_fn(|j| self.ptr.wrapping_add((first + j * step) * self.pitch))
+    }
+
+    /// Elements per row.
+    pub(crate) fn width(&self) -> usize {
+        self.width
     }
 
     /// Copies row i into `buf`'s row i, for every row: the move a kernel
@@ -599,25 +605,18 @@ impl<'a, F: Copy> RowsTo<'a, F> {
         unsafe { core::slice::from_raw_parts_mut(self.ptr.add(i * self.pitch), self.width) }
     }
 
-    /// Rows `first + j·step` for j < R, to write: a butterfly set's rows,
-    /// looked up once for all its registers. Panics unless `step` ≥ 1 and
-    /// the last row exists.
+    /// As [`RowsFrom::row_ptrs`], to write: each pointer is valid for
+    /// writes of `width` elements while `self` is borrowed, and no other
+    /// reference into those rows exists but the kernel's own.
     #[inline(always)]
-    pub(crate) fn rows_mut<const R: usize>(&mut self, first: usize, step: usize) -> [&mut [F]; R] {
-        assert!(step >= 1 && first + (R - 1) * step < self.rows);
-        core::array::from_fn(|j| {
-            // SAFETY: as in `row`, every row lies inside the tile's data,
-            // which it owns alone for 'a; the R rows are distinct (step ≥ 1)
-            // and rows do not overlap (a run is at most `pitch` long: the
-            // tile's runs divide its block, checked by `StridedTiles::new`),
-            // and `&mut self` keeps any other access out while they live.
-            unsafe {
-                core::slice::from_raw_parts_mut(
-                    self.ptr.add((first + j * step) * self.pitch),
-                    self.width,
-                )
-            }
-        })
+    pub(crate) fn row_ptrs<const R: usize>(&mut self, first: usize, step: usize) -> [*mut F; R] {
+        assert!(first + (R - 1) * step < self.rows);
+        core::array::from_fn(|j| self.ptr.wrapping_add((first + j * step) * self.pitch))
+    }
+
+    /// Elements per row.
+    pub(crate) fn width(&self) -> usize {
+        self.width
     }
 
     /// Copies `buf`'s rows back to these: the move a kernel that cannot fuse

@@ -281,10 +281,33 @@ struct BlockRows {
     width: usize,
 }
 
+/// The `n` elements at column `c` of a row from `RowsFrom::row_ptrs`.
+///
+/// # Safety
+/// `row` points at a row valid for reads of at least `c + n` elements,
+/// which nothing writes while the returned slice lives.
+#[inline(always)]
+unsafe fn row_at<'r, T>(row: *const T, c: usize, n: usize) -> &'r [T] {
+    // SAFETY: the caller's contract.
+    unsafe { core::slice::from_raw_parts(row.add(c), n) }
+}
+
+/// As [`row_at`], to write (a row from `RowsTo::row_ptrs`).
+///
+/// # Safety
+/// `row` points at a row valid for writes of at least `c + n` elements,
+/// which nothing else reads or writes while the returned slice lives.
+#[inline(always)]
+unsafe fn row_at_mut<'r, T>(row: *mut T, c: usize, n: usize) -> &'r mut [T] {
+    // SAFETY: the caller's contract.
+    unsafe { core::slice::from_raw_parts_mut(row.add(c), n) }
+}
+
 /// [`run_block`] row by row: the register at column c of row r of run j
 /// comes from `moves.from` (or the block) and goes to `moves.to` (or the
 /// block). A butterfly set's rows are looked up once per row, not per
-/// register.
+/// register; each access then makes its own short-lived slice, as the
+/// source and destination rows are the same in an in-place one-group pass.
 #[allow(
     clippy::needless_range_loop,
     reason = "plain index loops: iterator adapters here left calls in the kernel"
@@ -298,34 +321,49 @@ fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVI
     moves: &mut RowMoves<'_, P::F>,
 ) {
     let width = rows.width;
+    assert!(
+        width.is_multiple_of(P::LANES)
+            && moves.from.as_ref().is_none_or(|f| f.width() == width)
+            && moves.to.as_ref().is_none_or(|t| t.width() == width),
+        "moved rows are the group's rows, whole registers"
+    );
     let streaming = moves.to.as_ref().is_some_and(|to| to.streaming);
     for r in 0..rows.per_run {
         let first = rows.first + r;
         let from = moves
             .from
             .as_ref()
-            .map(|f| f.rows::<R>(first, rows.per_run));
-        let mut to = moves
+            .map(|f| f.row_ptrs::<R>(first, rows.per_run));
+        let to = moves
             .to
             .as_mut()
-            .map(|t| t.rows_mut::<R>(first, rows.per_run));
+            .map(|t| t.row_ptrs::<R>(first, rows.per_run));
         for c in (0..width).step_by(P::LANES) {
-            // Plain calls, not closures (see `run_body`).
-            let mut x = match &from {
-                Some(from) => [P::load(&from[0][c..], P::LANES); R],
+            // SAFETY (every `row_at` and `row_at_mut` below): the pointers
+            // are rows of `width` elements (checked above and by
+            // `row_ptrs`), valid for reads (`from`: the source, or the
+            // tile's own rows) or writes (`to`: the tile's rows, which it
+            // owns alone); c + LANES ≤ width as width is a multiple of
+            // LANES; each slice ends with its one load or store, so no
+            // reference to a row outlives an access to it through another.
+            let mut x = match from {
+                Some(from) => [P::load(unsafe { row_at(from[0], c, P::LANES) }, P::LANES); R],
                 None => [P::load(&block[r * width + c..], P::LANES); R],
             };
             for j in 1..R {
-                x[j] = match &from {
-                    Some(from) => P::load(&from[j][c..], P::LANES),
+                x[j] = match from {
+                    Some(from) => P::load(unsafe { row_at(from[j], c, P::LANES) }, P::LANES),
                     None => P::load(&block[(j * rows.per_run + r) * width + c..], P::LANES),
                 };
             }
             butterflies::<P, R, KIND, FIRST_TRIVIAL>(&mut x, w, scale);
+            // SAFETY: as above, for the stores.
             for j in 0..R {
-                match &mut to {
-                    Some(to) if streaming => x[j].store_streaming(&mut to[j][c..]),
-                    Some(to) => x[j].store(&mut to[j][c..], P::LANES),
+                match to {
+                    Some(to) if streaming => {
+                        x[j].store_streaming(unsafe { row_at_mut(to[j], c, P::LANES) })
+                    }
+                    Some(to) => x[j].store(unsafe { row_at_mut(to[j], c, P::LANES) }, P::LANES),
                     None => x[j].store(&mut block[(j * rows.per_run + r) * width + c..], P::LANES),
                 }
             }
@@ -333,9 +371,6 @@ fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVI
     }
 }
 
-/// The butterfly sets of one block: R runs of `run_len` elements, a
-/// register at a time. `FIRST_TRIVIAL`: the first sub-block of every layer
-/// has a trivial twiddle (0 for additive kinds, 1 for multiplicative ones),
 /// and its products are skipped.
 #[allow(
     clippy::needless_range_loop,
