@@ -557,16 +557,20 @@ fn backends<F: Kernels>() -> Vec<Backend> {
     .collect()
 }
 
-/// Element offsets into a buffer: the first 64-byte aligned one, then one
-/// element, 16 and 32 bytes past it: streaming stores go only to registers
+/// Runs `plan` from `input` into a buffer at element offsets that start
+/// 64-byte aligned, then one element, 16 and 32 bytes past that, comparing
+/// each output with `expected`: streaming stores go only to registers
 /// aligned for them, plain ones elsewhere, and the bits must not tell.
-fn aligned_offsets<F>(buf: &[F]) -> Vec<usize> {
+fn execute_at_aligned_offsets<F: Kernels>(plan: &Plan<F>, input: &[F], expected: &[F]) {
     let size = core::mem::size_of::<F>();
+    let mut buf = vec![F::default(); plan.len() + 96 / size];
     let base = buf.as_ptr().align_offset(64);
-    let mut offsets = vec![base, base + 1];
-    offsets.extend([16, 32].map(|bytes| base + bytes / size));
-    offsets.dedup();
-    offsets
+    for offset in [base, base + 1, base + 16 / size, base + 32 / size] {
+        let out = &mut buf[offset..offset + plan.len()];
+        out.fill(F::default());
+        plan.execute_from(input, out).unwrap();
+        assert!(out == expected, "{} offset {offset}", plan.backend().name());
+    }
 }
 
 /// A gathered first pass whose output exceeds the last-level cache budget
@@ -603,13 +607,7 @@ fn streaming_first_pass_when_the_output_exceeds_the_llc() {
                 let input = Rng(5).vec::<BabyBear>(spec.input_len().unwrap());
                 let expected = reference::evaluate(&spec, &input).unwrap();
                 assert_eq!(run(&planner(large_llc, threads), &spec, &input), expected);
-                let mut out = vec![BabyBear::ZERO; streaming.len() + 32];
-                for offset in aligned_offsets(&out) {
-                    let out = &mut out[offset..offset + streaming.len()];
-                    out.fill(BabyBear::ZERO);
-                    streaming.execute_from(&input, out).unwrap();
-                    assert_eq!(out, expected, "{backend:?} offset {offset}");
-                }
+                execute_at_aligned_offsets(&streaming, &input, &expected);
                 if spec.is_encode() {
                     let mut data = vec![BabyBear::ZERO; streaming.len()];
                     data[..input.len()].copy_from_slice(&input);
@@ -625,13 +623,7 @@ fn streaming_first_pass_when_the_output_exceeds_the_llc() {
     for backend in backends::<Gf2_64>() {
         let streaming = on(backend, small_llc, 1).plan(&gf2).unwrap();
         assert!(first_streams(&streaming));
-        let mut out = vec![Gf2_64::ZERO; streaming.len() + 16];
-        for offset in aligned_offsets(&out) {
-            let out = &mut out[offset..offset + streaming.len()];
-            out.fill(Gf2_64::ZERO);
-            streaming.execute_from(&input, out).unwrap();
-            assert_eq!(out, expected, "{backend:?} offset {offset}");
-        }
+        execute_at_aligned_offsets(&streaming, &input, &expected);
     }
 }
 
