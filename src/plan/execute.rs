@@ -473,13 +473,16 @@ impl<F: Kernels> Plan<F> {
                         // The gather rides on the first group's loads, the
                         // scatter on the last group's stores (streaming
                         // ones where the pass streams).
-                        if source.is_some() && pass.streams {
-                            let moves = (Some(from), Some(tile.rows_to_streaming()));
-                            self.run_groups(step, pass, buf, width, block, row_shift, moves);
-                            store_fence();
+                        let streams = source.is_some() && pass.streams;
+                        let to = if streams {
+                            tile.rows_to_streaming()
                         } else {
-                            let moves = (Some(from), Some(tile.rows_to()));
-                            self.run_groups(step, pass, buf, width, block, row_shift, moves);
+                            tile.rows_to()
+                        };
+                        let moves = (Some(from), Some(to));
+                        self.run_groups(step, pass, buf, width, block, row_shift, moves);
+                        if streams {
+                            store_fence();
                         }
                     };
                     match scratch {
@@ -702,13 +705,15 @@ impl<F: Kernels> Plan<F> {
                 for replica in (0..replicas).rev().filter(|&r| r != coefficients) {
                     let mut dst = tile.in_block(replica);
                     let from = RowsFrom::new(coeffs, group_rows, width, width);
-                    if first.streams {
-                        let moves = (Some(from), Some(dst.rows_to_streaming()));
-                        encode.run_groups(0, first, work, width, replica, row_shift, moves);
-                        store_fence();
+                    let to = if first.streams {
+                        dst.rows_to_streaming()
                     } else {
-                        let moves = (Some(from), Some(dst.rows_to()));
-                        encode.run_groups(0, first, work, width, replica, row_shift, moves);
+                        dst.rows_to()
+                    };
+                    let moves = (Some(from), Some(to));
+                    encode.run_groups(0, first, work, width, replica, row_shift, moves);
+                    if first.streams {
+                        store_fence();
                     }
                 }
                 let mut dst = tile.in_block(coefficients);
