@@ -371,6 +371,9 @@ fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVI
     }
 }
 
+/// The butterfly sets of one block: R runs of `run_len` elements, a
+/// register at a time. `FIRST_TRIVIAL`: the first sub-block of every layer
+/// has a trivial twiddle (0 for additive kinds, 1 for multiplicative ones),
 /// and its products are skipped.
 #[allow(
     clippy::needless_range_loop,
