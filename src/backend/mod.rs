@@ -128,6 +128,55 @@ impl Backend {
         Ok(())
     }
 
+    /// The compute ceiling of this backend's register groups for `F`, for
+    /// benchmarks: runs `rounds` rounds of two radix-8 butterfly sets (the
+    /// additive butterfly for binary fields, Cooley–Tukey's for prime fields)
+    /// held in registers, on the first 16 registers' worth of `data`, with
+    /// the 7 `twiddles` broadcast once and no load or store between rounds.
+    /// It is the layer code every register group runs, without the memory
+    /// traffic, so a transform's time per butterfly over this one's says how
+    /// much goes to memory and loop overhead. Returns the lane-butterflies
+    /// run: 24 per lane of a register per round.
+    ///
+    /// Errors: [`Error::BackendUnavailable`] where this backend cannot run
+    /// `F` on this CPU, [`Error::Unsupported`] where it has no packed kernel
+    /// for `F` (the scalar backend), [`Error::LengthMismatch`] for `data`
+    /// shorter than 256 elements.
+    ///
+    /// ```
+    /// use nttfuse::{Backend, Field, Gf2_64};
+    /// let backend = Backend::detect::<Gf2_64>();
+    /// let mut data = vec![Gf2_64::new(3); 256];
+    /// let twiddles = [Gf2_64::new(0x1234_5678_9abc_def1); 7];
+    /// match backend.register_rounds(&mut data, &twiddles, 1000) {
+    ///     Ok(butterflies) => assert_eq!(butterflies % 24_000, 0),
+    ///     Err(e) => println!("no packed kernel here: {e}"),
+    /// }
+    /// # Ok::<(), nttfuse::Error>(())
+    /// ```
+    pub fn register_rounds<F: Kernels>(
+        self,
+        data: &mut [F],
+        twiddles: &[F; 7],
+        rounds: usize,
+    ) -> Result<u64, Error> {
+        self.check::<F>()?;
+        if data.len() < 256 {
+            return Err(Error::LengthMismatch {
+                what: "data",
+                expected: 256,
+                got: data.len(),
+            });
+        }
+        let twiddles = twiddles.map(F::prepare_twiddle);
+        match F::register_rounds(self, data, &twiddles, rounds) {
+            Some(lanes) => Ok(rounds as u64 * 24 * lanes as u64),
+            None => Err(Error::Unsupported {
+                what: "register rounds on a backend without a packed kernel for this field",
+            }),
+        }
+    }
+
     /// The fastest backend that runs `F` on this CPU.
     pub fn detect<F: Kernels>() -> Backend {
         [Backend::Avx512, Backend::Avx2, Backend::Neon]
@@ -259,6 +308,20 @@ pub trait Kernels: Field {
     ) {
         moves_around(buf, moves, |buf| Self::run_group(backend, buf, group));
     }
+
+    /// For [`Backend::register_rounds`]: runs `rounds` rounds of two radix-8
+    /// butterfly sets held in `backend`'s registers and returns the
+    /// register's lanes, or `None` where `backend` has no packed kernel for
+    /// this field. `data` holds at least 16 registers, `twiddles` 7.
+    fn register_rounds(
+        backend: Backend,
+        data: &mut [Self],
+        twiddles: &[Self::Twiddle],
+        rounds: usize,
+    ) -> Option<usize> {
+        let _ = (backend, data, twiddles, rounds);
+        None
+    }
 }
 
 /// Runs `run` on `buf` between the copies `moves` asks for.
@@ -275,7 +338,7 @@ fn moves_around<F: Copy>(buf: &mut [F], moves: &mut RowMoves<'_, F>, run: impl F
 /// Fields with a packed SIMD form: the generic packed kernel on AVX-512 and
 /// NEON (runs shorter than a register go to the portable kernel).
 macro_rules! packed_kernels {
-    ([$($generics:tt)*] $field:ty,
+    ([$($generics:tt)*] $field:ty, kind: $kind:ident,
      avx512: $avx:ty, $avx_lanes:literal, $avx_name:literal,
      avx2: $avx2:ty, $avx2_entry:ident, $avx2_clmul:literal, $avx2_lanes:literal, $avx2_name:literal,
      neon: $neon:ty, $neon_lanes:literal, $neon_name:literal) => {
@@ -396,19 +459,49 @@ macro_rules! packed_kernels {
                     _ => moves_around(buf, moves, |buf| Self::run_group(backend, buf, group)),
                 }
             }
+            fn register_rounds(
+                backend: Backend,
+                data: &mut [Self],
+                twiddles: &[Self::Twiddle],
+                rounds: usize,
+            ) -> Option<usize> {
+                assert!(data.len() >= 16 * 16 && twiddles.len() >= 7);
+                match backend {
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: as in `run_group` (`Backend::register_rounds`
+                    // checks the backend first).
+                    Backend::Avx512 => unsafe {
+                        avx512::packed::register_rounds::<$avx, { packed::$kind }>(data, twiddles, rounds);
+                        Some($avx_lanes)
+                    },
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: as in `run_group`.
+                    Backend::Avx2 => unsafe {
+                        avx2::$avx2_entry::register_rounds::<$avx2, { packed::$kind }>(data, twiddles, rounds);
+                        Some($avx2_lanes)
+                    },
+                    #[cfg(target_arch = "aarch64")]
+                    // SAFETY: as in `run_group`.
+                    Backend::Neon => unsafe {
+                        neon::packed::register_rounds::<$neon, { packed::$kind }>(data, twiddles, rounds);
+                        Some($neon_lanes)
+                    },
+                    _ => None,
+                }
+            }
         }
     };
 }
 
-packed_kernels!([P: MontyParams] Monty31<P>,
+packed_kernels!([P: MontyParams] Monty31<P>, kind: CT,
     avx512: avx512::packed::PackedMonty31<P>, 16, "avx512 Montgomery",
     avx2: avx2::PackedMonty31<P>, plain, false, 8, "avx2 Montgomery",
     neon: neon::packed::PackedMonty31<P>, 4, "neon Montgomery");
-packed_kernels!([] Gf2_64,
+packed_kernels!([] Gf2_64, kind: ADD,
     avx512: avx512::packed::PackedGf2_64, 8, "avx512 vpclmulqdq",
     avx2: avx2::PackedGf2_64, clmul, true, 4, "avx2 vpclmulqdq",
     neon: neon::packed::PackedGf2_64, 2, "neon pmull");
-packed_kernels!([] Goldilocks,
+packed_kernels!([] Goldilocks, kind: CT,
     avx512: avx512::packed::PackedGoldilocks, 8, "avx512 Goldilocks",
     avx2: avx2::PackedGoldilocks, plain, false, 4, "avx2 Goldilocks",
     neon: neon::packed::PackedGoldilocks, 2, "neon Goldilocks");

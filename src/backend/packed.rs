@@ -178,6 +178,21 @@ macro_rules! packed_entry_points {
         ) {
             $crate::backend::packed::run_transposed_body::<P, R, KIND>(buf, group)
         }
+
+        /// `rounds` rounds of two radix-8 butterfly sets of kind `KIND`
+        /// held in registers, with no load or store between rounds (see
+        /// [`register_rounds_body`](crate::backend::packed::register_rounds_body)).
+        ///
+        /// # Safety
+        /// As [`run_group`].
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn register_rounds<P: Packed, const KIND: u8>(
+            data: &mut [P::F],
+            twiddles: &[<P::F as $crate::field::Field>::Twiddle],
+            rounds: usize,
+        ) {
+            $crate::backend::packed::register_rounds_body::<P, KIND>(data, twiddles, rounds)
+        }
     };
 }
 pub(crate) use packed_entry_points;
@@ -368,6 +383,36 @@ fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVI
                 }
             }
         }
+    }
+}
+
+/// The compute ceiling of a radix-8 register group: two butterfly sets of
+/// 8 registers each (`data`'s first 16 registers' worth) run `rounds` times
+/// with the same 7 broadcast `twiddles` and no load or store in between,
+/// then stored back. The same layer code as every group (`butterflies`),
+/// minus the memory traffic and the twiddle loads; the two sets are
+/// independent, so the rounds are bound by throughput, not latency.
+#[inline(always)]
+pub(crate) fn register_rounds_body<P: Packed, const KIND: u8>(
+    data: &mut [P::F],
+    twiddles: &[<P::F as Field>::Twiddle],
+    rounds: usize,
+) {
+    assert!(data.len() >= 16 * P::LANES && twiddles.len() >= 7);
+    let (w, _) = block_twiddles::<P, 8>(twiddles);
+    let mut x = [P::load(data, P::LANES); 8];
+    let mut y = x;
+    for j in 0..8 {
+        x[j] = P::load(&data[j * P::LANES..], P::LANES);
+        y[j] = P::load(&data[(8 + j) * P::LANES..], P::LANES);
+    }
+    for _ in 0..rounds {
+        butterflies::<P, 8, KIND, false>(&mut x, &w, None);
+        butterflies::<P, 8, KIND, false>(&mut y, &w, None);
+    }
+    for j in 0..8 {
+        x[j].store(&mut data[j * P::LANES..], P::LANES);
+        y[j].store(&mut data[(8 + j) * P::LANES..], P::LANES);
     }
 }
 

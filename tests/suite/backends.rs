@@ -327,3 +327,64 @@ fn goldilocks_edge_values_match_scalar() {
         }
     }
 }
+
+/// `Backend::register_rounds` runs the groups' own butterflies: its result
+/// equals the scalar kernel running the same radix-8 group on the same two
+/// blocks as many times, and its errors are typed.
+fn register_rounds_match_the_scalar_group<F: Kernels>(kind: ButterflyKind) {
+    let mut rng = Rng(0x5eed_0000 + kind as u64);
+    let data: Vec<F> = rng.vec(256);
+    let twiddles: [F; 7] = core::array::from_fn(|_| rng.vec::<F>(1)[0]);
+    let rounds = 5;
+    for backend in simd_backends::<F>() {
+        let mut ours = data.clone();
+        let butterflies = backend
+            .register_rounds(&mut ours, &twiddles, rounds)
+            .expect("a SIMD backend has packed kernels");
+        let lanes = (butterflies / (24 * rounds as u64)) as usize;
+        assert!(lanes.is_power_of_two() && butterflies == 24 * rounds as u64 * lanes as u64);
+        // Two blocks of 8 rows × `lanes`: rows are the registers.
+        let prepared: Vec<F::Twiddle> = twiddles.iter().map(|&w| F::prepare_twiddle(w)).collect();
+        let group = nttfuse::backend::GroupKernel {
+            log_radix: 3,
+            log_rows: 3,
+            width: lanes,
+            kind,
+            twiddles: &prepared,
+            scale: None,
+            input_bound: 1,
+            canonical_output: true,
+            whole_block: false,
+        };
+        let mut expected = data.clone();
+        for _ in 0..rounds {
+            Backend::Scalar.run_group(&mut expected[..16 * lanes], &group);
+        }
+        assert_eq!(ours, expected, "{} {}", backend.name(), F::NAME);
+        // Zero rounds leave the data alone.
+        let mut same = data.clone();
+        assert_eq!(backend.register_rounds(&mut same, &twiddles, 0), Ok(0));
+        assert_eq!(same, data);
+        // Too little data.
+        assert!(matches!(
+            backend.register_rounds(&mut ours[..255], &twiddles, 1),
+            Err(Error::LengthMismatch {
+                expected: 256,
+                got: 255,
+                ..
+            })
+        ));
+    }
+    // The scalar backend has no packed kernel.
+    assert!(matches!(
+        Backend::Scalar.register_rounds(&mut data.clone(), &twiddles, 1),
+        Err(Error::Unsupported { .. })
+    ));
+}
+
+#[test]
+fn register_rounds_run_the_groups_butterflies() {
+    register_rounds_match_the_scalar_group::<Gf2_64>(ButterflyKind::Additive);
+    register_rounds_match_the_scalar_group::<BabyBear>(ButterflyKind::CooleyTukey);
+    register_rounds_match_the_scalar_group::<Goldilocks>(ButterflyKind::CooleyTukey);
+}
