@@ -43,7 +43,7 @@
 
 mod common;
 
-use common::{interleaved_medians, median, timed_fresh, timed_on_copy};
+use common::{interleaved_medians, median, register_ceiling_ns, timed_fresh, timed_on_copy};
 
 use nttfuse::*;
 use p3_dft::{Radix2DFTSmallBatch, Radix2DitParallel, TwoAdicSubgroupDft};
@@ -441,21 +441,11 @@ fn main() {
         Backend::detect::<BabyBear>().name(),
         Backend::detect::<Goldilocks>().name()
     );
-    // The ceiling of the register groups' own instructions: radix-8
-    // butterflies on registers only, no memory traffic (1 thread).
-    fn ceiling<F: Kernels>() -> Option<f64> {
-        let backend = Backend::detect::<F>();
-        let mut data: Vec<F> = (1..=256u64).map(|i| F::from_u64(i * 0x9e37_79b9)).collect();
-        let twiddles: [F; 7] = core::array::from_fn(|k| F::from_u64(0x1234_5678 + k as u64));
-        let mut butterflies = 0;
-        let t = median(7, || {
-            butterflies = backend
-                .register_rounds(&mut data, &twiddles, 100_000)
-                .unwrap_or(0);
-        });
-        (butterflies > 0).then(|| t.as_secs_f64() * 1e9 / butterflies as f64)
-    }
-    if let (Some(bb), Some(gl)) = (ceiling::<BabyBear>(), ceiling::<Goldilocks>()) {
+    // The ceiling of the register groups' own instructions (1 thread).
+    if let (Some(bb), Some(gl)) = (
+        register_ceiling_ns::<BabyBear>(),
+        register_ceiling_ns::<Goldilocks>(),
+    ) {
         let log: u32 = 16 - shrink;
         println!(
             "register ceiling (radix-8 butterflies on registers only, 1 thread): BabyBear {bb:.3} ns, Goldilocks {gl:.3} ns per lane-butterfly; the BabyBear dft 2^{log} × 256 at that rate: {:.1} ms\n",

@@ -12,6 +12,23 @@ pub fn sweep(words: &mut [u64]) {
     });
 }
 
+/// The ceiling of the register groups' own instructions for `F` on the
+/// detected backend (`Backend::register_rounds`: radix-8 butterflies on
+/// registers only, no memory traffic; 1 thread), in ns per lane-butterfly;
+/// `None` where that backend has no packed kernel for `F`.
+pub fn register_ceiling_ns<F: nttfuse::Kernels>() -> Option<f64> {
+    let backend = nttfuse::Backend::detect::<F>();
+    let mut data: Vec<F> = (1..=256u64).map(|i| F::from_u64(i * 0x9e37_79b9)).collect();
+    let twiddles: [F; 7] = core::array::from_fn(|k| F::from_u64(0x1234_5678_9abc_def1 ^ k as u64));
+    let mut butterflies = 0;
+    let t = median(7, || {
+        butterflies = backend
+            .register_rounds(&mut data, &twiddles, 100_000)
+            .unwrap_or(0);
+    });
+    (butterflies > 0).then(|| t.as_secs_f64() * 1e9 / butterflies as f64)
+}
+
 /// The median of `runs` timings of `f` after one warm-up run; what `f`
 /// returns is dropped after its timing stops.
 pub fn median<R>(runs: usize, mut f: impl FnMut() -> R) -> std::time::Duration {
