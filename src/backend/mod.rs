@@ -170,7 +170,7 @@ impl Backend {
         }
         let twiddles = twiddles.map(F::prepare_twiddle);
         match F::register_rounds(self, data, &twiddles, rounds) {
-            Some(lanes) => Ok(rounds as u64 * 24 * lanes as u64),
+            Some(lanes) => Ok((rounds as u64).saturating_mul(24 * lanes as u64)),
             None => Err(Error::Unsupported {
                 what: "register rounds on a backend without a packed kernel for this field",
             }),
