@@ -88,8 +88,6 @@ fn main() {
     };
     let kernel_ns = kernel(Gf2_64::ZERO);
     let shifted_ns = kernel(Gf2_64::new(1 << 40));
-    // The ceiling of the kernel's own instructions: the same radix-8
-    // butterflies on registers only (no loads, stores or twiddle loads).
     println!("kernel   NTT 2^9 × 56, 1 thread: {kernel_ns:.3} ns per lane-butterfly");
     println!("kernel   same, shifted (every product done): {shifted_ns:.3} ns per lane-butterfly");
     // The ceiling of the kernel's own instructions: the same radix-8
