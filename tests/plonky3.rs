@@ -126,3 +126,61 @@ fn extension_columns_through_the_algebra_variants() {
         );
     }
 }
+
+/// Plonky3's own generic DFT tests (`p3-field-testing` 0.8.0), the ones its
+/// field crates instantiate for every DFT they ship, here instantiated for
+/// `NttfuseDft` with the same extension fields: every method and its algebra
+/// variant against Plonky3's `NaiveDft`, inverse ∘ forward, the large
+/// (2^14..2^17-row) extension round trip, and large coset LDEs against
+/// `Radix2DitParallel`.
+mod plonky3_harness {
+    // The macros open their own modules without importing anything, so the
+    // types are named through `super`.
+    use p3_field::extension::BinomialExtensionField;
+    use p3_field_testing::{test_field_dft, test_field_dft_consistency, test_field_dft_large};
+
+    type Dft = nttfuse::plonky3::NttfuseDft;
+    type BabyBear = p3_baby_bear::BabyBear;
+    type KoalaBear = p3_koala_bear::KoalaBear;
+    type Goldilocks = p3_goldilocks::Goldilocks;
+    type BabyBear4 = BinomialExtensionField<BabyBear, 4>;
+    type KoalaBear4 = BinomialExtensionField<KoalaBear, 4>;
+    type Goldilocks5 = BinomialExtensionField<Goldilocks, 5>;
+    type Peer<F> = p3_dft::Radix2DitParallel<F>;
+
+    test_field_dft!(babybear, super::BabyBear, super::BabyBear4, super::Dft);
+    test_field_dft!(koalabear, super::KoalaBear, super::KoalaBear4, super::Dft);
+    test_field_dft!(
+        goldilocks,
+        super::Goldilocks,
+        super::Goldilocks5,
+        super::Dft
+    );
+    test_field_dft_large!(
+        babybear_large,
+        super::BabyBear,
+        super::BabyBear4,
+        super::Dft
+    );
+    test_field_dft_consistency!(
+        babybear_large_coset_ldes,
+        super::BabyBear,
+        super::BabyBear4,
+        super::Dft,
+        super::Peer<super::BabyBear>
+    );
+    test_field_dft_consistency!(
+        koalabear_large_coset_ldes,
+        super::KoalaBear,
+        super::KoalaBear4,
+        super::Dft,
+        super::Peer<super::KoalaBear>
+    );
+    test_field_dft_consistency!(
+        goldilocks_large_coset_ldes,
+        super::Goldilocks,
+        super::Goldilocks5,
+        super::Dft,
+        super::Peer<super::Goldilocks>
+    );
+}
