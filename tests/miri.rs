@@ -9,7 +9,7 @@
 //! compile time (detection then short-circuits to true), as `.ci/run` does:
 //!
 //! ```text
-//! RUSTFLAGS="-C target-feature=+pclmulqdq,+avx512f,+avx512bw,+avx512vl,+avx512dq,+vpclmulqdq" \
+//! RUSTFLAGS="-C target-feature=+pclmulqdq,+avx512f,+avx512bw,+avx512vl,+avx512dq,+vpclmulqdq,+gfni" \
 //! MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-tree-borrows -Zmiri-permissive-provenance -Zmiri-ignore-leaks" \
 //! cargo +nightly miri test --test miri
 //! ```

@@ -346,9 +346,13 @@ macro_rules! packed_kernels {
             fn has_kernels(backend: Backend) -> bool {
                 match backend {
                     Backend::Scalar => true,
-                    // The AVX-512 entry point is compiled with VPCLMULQDQ among its features.
+                    // The AVX-512 entry point is compiled with VPCLMULQDQ and
+                    // GFNI among its features.
                     #[cfg(target_arch = "x86_64")]
-                    Backend::Avx512 => std::arch::is_x86_feature_detected!("vpclmulqdq"),
+                    Backend::Avx512 => {
+                        std::arch::is_x86_feature_detected!("vpclmulqdq")
+                            && std::arch::is_x86_feature_detected!("gfni")
+                    }
                     // GF(2^64)'s AVX2 entry point is compiled with PCLMULQDQ
                     // and VPCLMULQDQ, the prime fields' with AVX2 alone.
                     #[cfg(target_arch = "x86_64")]
