@@ -23,8 +23,11 @@ pub struct Budgets {
     /// L1 data cache.
     pub l1: usize,
     /// L2 cache. A tile (gathered row group or deep block) takes at most
-    /// half of it, leaving the rest to the tile's twiddles and the stream of
-    /// the next tile.
+    /// all of it where a row's twiddles come to at most an eighth of its
+    /// data (the last-level cache backs what the twiddles push out; bigger
+    /// deep blocks leave fewer layers to the gathered pass), and at most
+    /// half of it otherwise, leaving the rest to the twiddles (a single
+    /// column has one per butterfly).
     pub l2: usize,
     /// Last-level cache share.
     pub l3: usize,
@@ -230,7 +233,16 @@ impl Planner {
             end: schedule.layers.end,
             row_bytes: schedule.lanes * elem,
             batch: schedule.batch,
-            tile_budget: (self.budgets.l2 / 2).max(1),
+            // A tile takes the whole L2 budget when its twiddles come to at
+            // most an eighth of its data (the last-level cache backs what
+            // they push out), half of it otherwise: a single column's
+            // twiddles, one per butterfly, outweigh its data.
+            tile_budget: if 8 * core::mem::size_of::<F::Twiddle>() <= schedule.lanes * elem {
+                self.budgets.l2
+            } else {
+                self.budgets.l2 / 2
+            }
+            .max(1),
             max_log_radix,
             descending: schedule.kind.descending_spans(),
             kind: schedule.kind,

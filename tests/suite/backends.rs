@@ -70,7 +70,7 @@ fn agree<F: Kernels>(shape: &Shape, spec: Transform<F>) -> bool {
 /// Budgets under which 2^10–2^12-row transforms take gathered passes of
 /// several register groups.
 fn medium() -> Budgets {
-    Budgets::fixed(4 << 10, 16 << 10, 256 << 10)
+    Budgets::fixed(4 << 10, 8 << 10, 256 << 10)
 }
 
 /// Whether the plan has a gathered pass of at least two register groups.

@@ -704,3 +704,29 @@ fn register_budget_caps_the_transposed_tail() {
     assert!(transposed(16), "radix 16 allowed: the 4-layer tail fits");
     assert!(!transposed(8), "radix 8 at most: the 4-layer tail does not");
 }
+
+/// A tile takes the whole L2 budget where its twiddles are small beside its
+/// data (rows of many lanes), half of it where they are not (a single
+/// column: one twiddle per butterfly); gathered tiles never exceed it.
+#[test]
+fn tiles_fill_l2_unless_twiddles_outweigh_the_data() {
+    let l2 = 1 << 20;
+    fn deep<F: Kernels>(plan: &Plan<F>, l2: usize) -> usize {
+        let passes = plan.passes();
+        assert!(passes.iter().all(|p| p.tile_bytes <= l2), "\n{plan}");
+        let deep = passes.iter().find(|p| p.kind == PassKind::Deep);
+        deep.expect("a deep pass").tile_bytes
+    }
+    let wide = planner(zen5(), 1)
+        .plan(&Transform::<Gf2_64>::additive_encode(20, 1).lanes(8))
+        .unwrap();
+    assert_eq!(deep(&wide, l2), l2, "\n{wide}");
+    let wide = planner(zen5(), 1)
+        .plan(&Transform::<BabyBear>::dft(16).lanes(256))
+        .unwrap();
+    assert_eq!(deep(&wide, l2), l2, "\n{wide}");
+    let column = planner(zen5(), 1)
+        .plan(&Transform::<BabyBear>::dft(20))
+        .unwrap();
+    assert_eq!(deep(&column, l2), l2 / 2, "\n{column}");
+}
