@@ -502,7 +502,7 @@ packed_kernels!([P: MontyParams] Monty31<P>, kind: CT,
     avx2: avx2::PackedMonty31<P>, plain, false, 8, "avx2 Montgomery",
     neon: neon::packed::PackedMonty31<P>, 4, "neon Montgomery");
 packed_kernels!([] Gf2_64, kind: ADD,
-    avx512: avx512::packed::PackedGf2_64, 8, "avx512 vpclmulqdq",
+    avx512: avx512::packed::PackedGf2_64, 8, "avx512 vpclmulqdq+gfni",
     avx2: avx2::PackedGf2_64, clmul, true, 4, "avx2 vpclmulqdq",
     neon: neon::packed::PackedGf2_64, 2, "neon pmull");
 packed_kernels!([] Goldilocks, kind: CT,
