@@ -296,8 +296,8 @@ impl Packed for PackedGf2_64 {
 
     #[inline(always)]
     fn mul(self, w: __m512i) -> Self {
-        // SAFETY: AVX-512 F, BW and VPCLMULQDQ were detected before any
-        // kernel runs.
+        // SAFETY: AVX-512 F, BW, VPCLMULQDQ and GFNI were detected before
+        // any kernel runs (`has_kernels`).
         unsafe {
             let even = _mm512_clmulepi64_epi128::<0x00>(self.0, w);
             let odd = _mm512_clmulepi64_epi128::<0x11>(self.0, w);
