@@ -37,7 +37,7 @@ pub mod plan;
 pub mod plonky3;
 pub mod transform;
 
-pub use backend::{Backend, Kernels};
+pub use backend::{Backend, Checked, Kernels};
 pub use error::Error;
 pub use field::{
     BabyBear, BabyBear4, BinaryField, ExtensionOf, Field, Gf2_192, Gf2_64, Goldilocks, KoalaBear,

@@ -194,6 +194,11 @@ impl NttfuseDft {
     }
 }
 
+/// `rows` copies of `row` (`lanes` values) as a matrix.
+fn constant_rows<P: PlonkyField>(row: &[P], rows: usize, lanes: usize) -> RowMajorMatrix<P> {
+    RowMajorMatrix::new(row.repeat(rows), lanes)
+}
+
 fn shape_of<P: PlonkyField>(mat: &RowMajorMatrix<P>) -> (u32, usize) {
     let height = mat.height();
     assert!(
@@ -212,6 +217,12 @@ impl<P: PlonkyField> TwoAdicSubgroupDft<P> for NttfuseDft {
 
     fn coset_dft_batch(&self, mat: RowMajorMatrix<P>, shift: P) -> Self::Evaluations {
         let (log_n, lanes) = shape_of(&mat);
+        if shift == P::ZERO {
+            // Every point of the "coset" is 0: each output row is p(0), the
+            // constant coefficients (row 0), as Plonky3 computes it.
+            let rows = 1usize << log_n;
+            return BitReversalPerm::new_view(constant_rows(&mat.values[..lanes], rows, lanes));
+        }
         let ours = P::to_ours(shift);
         let shape = Shape::Dft {
             log_n,
@@ -251,6 +262,17 @@ impl<P: PlonkyField> TwoAdicSubgroupDft<P> for NttfuseDft {
         shift: P,
     ) -> Self::Evaluations {
         let (log_n, lanes) = shape_of(&mat);
+        let blowup = u32::try_from(added_bits)
+            .ok()
+            .filter(|&bits| log_n + bits < usize::BITS)
+            .expect("coset_lde_batch: added_bits leaves no addressable height");
+        if shift == P::ZERO {
+            // Every point is 0: each output row is the interpolant's constant
+            // coefficients.
+            let coeffs = self.idft_batch(mat);
+            let rows = 1usize << (log_n + blowup);
+            return BitReversalPerm::new_view(constant_rows(&coeffs.values[..lanes], rows, lanes));
+        }
         if added_bits == 0 || log_n == 0 {
             // No layer to skip: a plain coset DFT of the interpolant.
             let coeffs = self.idft_batch(mat);
@@ -259,7 +281,6 @@ impl<P: PlonkyField> TwoAdicSubgroupDft<P> for NttfuseDft {
             return self.coset_dft_batch(RowMajorMatrix::new(values, lanes), shift);
         }
         let ours = P::to_ours(shift);
-        let blowup = added_bits as u32;
         let shape = Shape::Lde {
             log_n,
             lanes,

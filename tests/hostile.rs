@@ -371,3 +371,80 @@ fn unaligned_slices_give_the_same_bits_on_every_backend() {
     check(Transform::<Gf2_64>::additive_encode(10, 1).lanes(8));
     check(Transform::<Gf2_64>::additive_intt(8).lanes(1));
 }
+
+/// A thread count beyond what rayon runs is refused (rayon would quietly
+/// start fewer threads, and waiting for the rest would never end).
+#[test]
+fn thread_counts_rayon_cannot_run_are_refused() {
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for threads in [rayon::max_num_threads() + 1, usize::MAX] {
+        let what = format!("{threads} threads");
+        let planner = Planner::new().threads(Threads::Count(threads));
+        let error = hostile(&what, || {
+            expect_err(&what, planner.plan(&Transform::<BabyBear>::dft(4)))
+        });
+        assert!(matches!(error, Error::Threads { .. }), "{what}: {error}");
+    }
+}
+
+/// The kernel-level entry points check the backend first: one this CPU (or
+/// this field) lacks is a typed error, never its instructions run blind.
+#[test]
+fn kernel_entry_points_refuse_unavailable_backends() {
+    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let twiddles = [BabyBear::prepare_twiddle(BabyBear::ONE)];
+    let group = backend::GroupKernel {
+        log_radix: 1,
+        log_rows: 1,
+        width: 1,
+        kind: ButterflyKind::CooleyTukey,
+        twiddles: &twiddles,
+        scale: None,
+        input_bound: 1,
+        canonical_output: true,
+        whole_block: false,
+    };
+    for b in [Backend::Avx512, Backend::Avx2, Backend::Neon] {
+        let mut buf = vec![BabyBear::new(5), BabyBear::new(3)];
+        let ran = b.run_group(&mut buf, &group);
+        match b.check::<BabyBear>() {
+            Ok(_) => {
+                ran.expect("an available backend runs the group");
+                assert_eq!(buf, [BabyBear::new(8), BabyBear::new(2)], "{b:?}");
+            }
+            Err(e) => {
+                assert_eq!(ran, Err(e), "{b:?}");
+                assert_eq!(
+                    buf,
+                    [BabyBear::new(5), BabyBear::new(3)],
+                    "{b:?}: untouched"
+                );
+            }
+        }
+        let mut data = vec![BabyBear::ONE; 256];
+        if b.check::<BabyBear>().is_err() {
+            expect_err(
+                "register rounds",
+                b.register_rounds(&mut data, &[BabyBear::ONE; 7], 1),
+            );
+        }
+    }
+    // The lattice fields have no AVX2 kernels: refused for them everywhere.
+    let mlkem_twiddles = [MlKem::prepare_twiddle(MlKem::ONE)];
+    let mlkem_group = backend::GroupKernel {
+        log_radix: 1,
+        log_rows: 1,
+        width: 1,
+        kind: ButterflyKind::CooleyTukey,
+        twiddles: &mlkem_twiddles,
+        scale: None,
+        input_bound: 1,
+        canonical_output: true,
+        whole_block: false,
+    };
+    let mut poly = vec![MlKem::ONE; 2];
+    expect_err(
+        "ML-KEM on AVX2",
+        Backend::Avx2.run_group(&mut poly, &mlkem_group),
+    );
+}

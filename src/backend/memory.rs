@@ -61,8 +61,10 @@ impl<'a, F: Copy + Send + Sync> StridedTiles<'a, F> {
     /// consecutive rows each.
     ///
     /// Panics unless `group_rows · chunk` divides `block_rows` and `data` is
-    /// whole blocks: the planner only builds such shapes.
-    pub fn new(
+    /// whole blocks: the planner only builds such shapes. Crate-private: the
+    /// tiles' rows are reached through raw pointers whose bounds rest on
+    /// these checks.
+    pub(crate) fn new(
         data: &'a mut [F],
         width: usize,
         block_rows: usize,
@@ -70,12 +72,18 @@ impl<'a, F: Copy + Send + Sync> StridedTiles<'a, F> {
         chunk: usize,
     ) -> Self {
         assert!(width > 0 && group_rows > 0 && chunk > 0);
+        // Checked products: a wrapped one could pass these tests with rows
+        // beyond `data`, which the tiles' raw pointers would then reach.
         assert!(
-            block_rows.is_multiple_of(group_rows * chunk),
+            group_rows
+                .checked_mul(chunk)
+                .is_some_and(|tile| block_rows.is_multiple_of(tile)),
             "tiles divide a block"
         );
         assert!(
-            data.len().is_multiple_of(block_rows * width),
+            block_rows
+                .checked_mul(width)
+                .is_some_and(|block| block > 0 && data.len().is_multiple_of(block)),
             "data is whole blocks"
         );
         Self {
@@ -179,7 +187,7 @@ pub struct TileRows<'t, F> {
 }
 
 impl<'t, F: Copy> TileRows<'t, F> {
-    /// Index of the block (within the data given to [`StridedTiles::new`]).
+    /// Index of the block (within the data the tiles were made from).
     pub fn block(&self) -> usize {
         self.block
     }
@@ -248,7 +256,7 @@ impl<'t, F: Copy> TileRows<'t, F> {
     /// memory without first being read into the cache, which saves the
     /// read-for-ownership of destinations the pass did not read (an
     /// out-of-place first pass, the replicas of an encode). The caller ends
-    /// the tile with [`store_fence`].
+    /// the tile with `store_fence`.
     pub fn rows_to_streaming(&mut self) -> RowsTo<'_, F> {
         RowsTo {
             streaming: true,
@@ -418,8 +426,13 @@ pub fn bit_reverse_rows<F: Copy + Send + Sync>(
     log_rows: usize,
     parallel: bool,
 ) {
-    let rows = 1usize << log_rows;
-    assert_eq!(data.len(), rows * width, "data is 2^log_rows rows");
+    // Checked: a wrapped size could match `data.len()` with rows beyond it,
+    // which the parallel swaps below reach through raw pointers.
+    let rows = 1usize.checked_shl(log_rows as u32).unwrap_or(0);
+    assert!(
+        rows > 0 && rows.checked_mul(width) == Some(data.len()),
+        "data is 2^log_rows rows"
+    );
     if !parallel {
         for i in 0..rows {
             let j = bit_reverse(i, log_rows);

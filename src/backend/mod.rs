@@ -32,16 +32,18 @@ mod neon;
 mod packed;
 mod scalar;
 
-pub use memory::{
+pub(crate) use memory::{
     bit_reverse_rows, bit_reverse_rows_from, for_each_chunk_bit_reversed, store_fence,
-    transpose_rows_from, RowMoves, RowsFrom, RowsTo, StridedTiles, TileRows,
+    transpose_rows_from,
 };
+pub use memory::{RowMoves, RowsFrom, RowsTo, StridedTiles, TileRows};
 
 use crate::error::Error;
 use crate::field::{
     BabyBear4, Field, Gf2_192, Gf2_64, Goldilocks, MlDsa, MlKem, Monty31, MontyParams,
 };
 use crate::transform::ButterflyKind;
+use core::marker::PhantomData;
 
 pub use lattice::{lazy_bounds, LazyBounds};
 
@@ -111,8 +113,9 @@ impl Backend {
         }
     }
 
-    /// `Ok` if this backend can run transforms over `F` on this CPU.
-    pub fn check<F: Kernels>(self) -> Result<(), Error> {
+    /// `Ok` if this backend can run transforms over `F` on this CPU, with
+    /// the [`Checked`] token that lets this backend's kernels run `F`.
+    pub fn check<F: Kernels>(self) -> Result<Checked<F>, Error> {
         if !self.cpu_supports() {
             return Err(Error::BackendUnavailable {
                 backend: self.name(),
@@ -125,7 +128,10 @@ impl Backend {
                 reason: format!("it has no kernels for {} yet", F::NAME),
             });
         }
-        Ok(())
+        Ok(Checked {
+            backend: self,
+            field: PhantomData,
+        })
     }
 
     /// The compute ceiling of this backend's register groups for `F`, for
@@ -160,7 +166,7 @@ impl Backend {
         twiddles: &[F; 7],
         rounds: usize,
     ) -> Result<u64, Error> {
-        self.check::<F>()?;
+        let checked = self.check::<F>()?;
         if data.len() < 256 {
             return Err(Error::LengthMismatch {
                 what: "data",
@@ -169,7 +175,7 @@ impl Backend {
             });
         }
         let twiddles = twiddles.map(F::prepare_twiddle);
-        match F::register_rounds(self, data, &twiddles, rounds) {
+        match F::register_rounds(checked, data, &twiddles, rounds) {
             Some(lanes) => Ok((rounds as u64).saturating_mul(24 * lanes as u64)),
             None => Err(Error::Unsupported {
                 what: "register rounds on a backend without a packed kernel for this field",
@@ -179,10 +185,20 @@ impl Backend {
 
     /// The fastest backend that runs `F` on this CPU.
     pub fn detect<F: Kernels>() -> Backend {
-        [Backend::Avx512, Backend::Avx2, Backend::Neon]
-            .into_iter()
-            .find(|b| b.check::<F>().is_ok())
-            .unwrap_or(Backend::Scalar)
+        Self::detect_checked::<F>().backend()
+    }
+
+    /// [`Backend::detect`], as the token that runs its kernels.
+    pub(crate) fn detect_checked<F: Kernels>() -> Checked<F> {
+        [
+            Backend::Avx512,
+            Backend::Avx2,
+            Backend::Neon,
+            Backend::Scalar,
+        ]
+        .into_iter()
+        .find_map(|b| b.check::<F>().ok())
+        .expect("the scalar backend runs every field")
     }
 
     /// How many values per column the register file holds for a butterfly
@@ -197,6 +213,53 @@ impl Backend {
             // memory operands).
             Backend::Avx2 => 8,
         }
+    }
+}
+
+/// A [`Backend`] that [`Backend::check`] found able to run `F` on this CPU:
+/// the features its kernels for `F` are compiled with were detected at run
+/// time. Only `Backend::check` makes one, and every way into a backend's
+/// kernels ([`Kernels::run_group`], [`Kernels::run_group_moving`],
+/// [`Kernels::register_rounds`]) takes one, so no kernel compiled with
+/// instructions this CPU lacks can be reached from safe code.
+///
+/// ```
+/// use nttfuse::{Backend, BabyBear};
+/// let checked = Backend::Scalar.check::<BabyBear>()?;
+/// assert_eq!(checked.backend(), Backend::Scalar);
+/// # Ok::<(), nttfuse::Error>(())
+/// ```
+pub struct Checked<F> {
+    backend: Backend,
+    field: PhantomData<fn() -> F>,
+}
+
+impl<F> Checked<F> {
+    /// The backend that was checked.
+    pub fn backend(self) -> Backend {
+        self.backend
+    }
+}
+
+impl<F> Clone for Checked<F> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<F> Copy for Checked<F> {}
+
+impl<F> PartialEq for Checked<F> {
+    fn eq(&self, other: &Self) -> bool {
+        self.backend == other.backend
+    }
+}
+
+impl<F> Eq for Checked<F> {}
+
+impl<F> core::fmt::Debug for Checked<F> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "Checked({:?})", self.backend)
     }
 }
 
@@ -290,7 +353,7 @@ pub trait Kernels: Field {
     }
 
     /// Runs `group` on every super-block of `buf` with `backend`'s kernels.
-    fn run_group(backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
+    fn run_group(backend: Checked<Self>, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
         let _ = backend;
         scalar::run_group(buf, group);
     }
@@ -301,7 +364,7 @@ pub trait Kernels: Field {
     /// default copies the rows through `buf` around the group; SIMD kernels
     /// load and store them directly, which saves a pass through L1.
     fn run_group_moving(
-        backend: Backend,
+        backend: Checked<Self>,
         buf: &mut [Self],
         group: &GroupKernel<'_, Self>,
         moves: &mut RowMoves<'_, Self>,
@@ -314,7 +377,7 @@ pub trait Kernels: Field {
     /// register's lanes, or `None` where `backend` has no packed kernel for
     /// this field. `data` holds at least 16 registers, `twiddles` 7.
     fn register_rounds(
-        backend: Backend,
+        backend: Checked<Self>,
         data: &mut [Self],
         twiddles: &[Self::Twiddle],
         rounds: usize,
@@ -412,23 +475,27 @@ macro_rules! packed_kernels {
                     _ => "portable",
                 }
             }
-            fn run_group(backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
-                match backend {
+            fn run_group(backend: Checked<Self>, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
+                match backend.backend() {
                     #[cfg(target_arch = "x86_64")]
-                    // SAFETY: plans use Backend::Avx512 for this field only after
-                    // `Backend::check` found AVX-512 F/BW/VL/DQ and VPCLMULQDQ.
+                    // SAFETY: a `Checked<Self>` for Backend::Avx512 is only
+                    // made by `Backend::check`, after it found AVX-512
+                    // F/BW/VL/DQ, VPCLMULQDQ and GFNI on this CPU (the
+                    // features of the AVX-512 entry points).
                     Backend::Avx512
                         if group.whole_block || packed_runs_fill_registers(group, $avx_lanes) =>
                     unsafe { avx512::packed::run_group::<$avx>(buf, group) },
                     #[cfg(target_arch = "x86_64")]
-                    // SAFETY: plans use Backend::Avx2 for this field only after
-                    // `Backend::check` found AVX2 (and, for GF(2^64), VPCLMULQDQ).
+                    // SAFETY: a `Checked<Self>` for Backend::Avx2 is only made
+                    // by `Backend::check`, after it found AVX2 (and, for
+                    // GF(2^64), PCLMULQDQ and VPCLMULQDQ) on this CPU.
                     Backend::Avx2
                         if group.whole_block || packed_runs_fill_registers(group, $avx2_lanes) =>
                     unsafe { avx2::$avx2_entry::run_group::<$avx2>(buf, group) },
                     #[cfg(target_arch = "aarch64")]
-                    // SAFETY: plans use Backend::Neon for this field only after
-                    // `Backend::check` found NEON and the `aes` extension.
+                    // SAFETY: a `Checked<Self>` for Backend::Neon is only made
+                    // by `Backend::check`, after it found NEON and the `aes`
+                    // extension on this CPU.
                     Backend::Neon
                         if group.whole_block || packed_runs_fill_registers(group, $neon_lanes) =>
                     unsafe { neon::packed::run_group::<$neon>(buf, group) },
@@ -439,12 +506,12 @@ macro_rules! packed_kernels {
                 }
             }
             fn run_group_moving(
-                backend: Backend,
+                backend: Checked<Self>,
                 buf: &mut [Self],
                 group: &GroupKernel<'_, Self>,
                 moves: &mut RowMoves<'_, Self>,
             ) {
-                match backend {
+                match backend.backend() {
                     #[cfg(target_arch = "x86_64")]
                     // SAFETY: as in `run_group`.
                     Backend::Avx512 if packed_rows_fill_registers(group, $avx_lanes) => unsafe {
@@ -464,16 +531,15 @@ macro_rules! packed_kernels {
                 }
             }
             fn register_rounds(
-                backend: Backend,
+                backend: Checked<Self>,
                 data: &mut [Self],
                 twiddles: &[Self::Twiddle],
                 rounds: usize,
             ) -> Option<usize> {
                 assert!(data.len() >= 16 * 16 && twiddles.len() >= 7);
-                match backend {
+                match backend.backend() {
                     #[cfg(target_arch = "x86_64")]
-                    // SAFETY: as in `run_group` (`Backend::register_rounds`
-                    // checks the backend first).
+                    // SAFETY: as in `run_group`.
                     Backend::Avx512 => unsafe {
                         avx512::packed::register_rounds::<$avx, { packed::$kind }>(data, twiddles, rounds);
                         Some($avx_lanes)
@@ -571,14 +637,25 @@ macro_rules! lattice_kernels {
                     _ => "portable lazy",
                 }
             }
-            fn run_group(backend: Backend, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
-                match (backend, group.whole_block) {
+            fn run_group(backend: Checked<Self>, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
+                // The whole-polynomial kernels run exactly the groups plans
+                // make: all layers from canonical input to canonical output,
+                // scaled where (and only where) they are inverse.
+                let whole = group.whole_block
+                    && group.log_rows == 8
+                    && group.width == 1
+                    && group.log_radix == $layers
+                    && group.input_bound <= 1
+                    && group.canonical_output
+                    && (group.kind == ButterflyKind::CooleyTukey) == group.scale.is_none();
+                match (backend.backend(), whole) {
                     #[cfg(target_arch = "x86_64")]
                     (Backend::Avx512, true) => {
                         use crate::field::LatticeField;
                         let scale = group.scale.map(<$field>::value);
-                        // SAFETY: plans use Backend::Avx512 only after
-                        // `Backend::check` found AVX-512 F and BW on this CPU.
+                        // SAFETY: a `Checked<Self>` for Backend::Avx512 is
+                        // only made by `Backend::check`, after it found
+                        // AVX-512 F and BW on this CPU.
                         unsafe {
                             avx512::$avx::run(
                                 <$field>::raw_slice(buf),
@@ -654,32 +731,78 @@ fn packed_rows_fill_registers<F: Field>(group: &GroupKernel<'_, F>, lanes: usize
         && packed_runs_fill_registers(group, lanes)
 }
 
-impl Backend {
-    /// [`Backend::run_group`] with row moves (see [`Kernels::run_group_moving`]).
-    pub(crate) fn run_group_moving<F: Kernels>(
+impl<F: Kernels> Checked<F> {
+    /// [`Checked::run_group`] with row moves (see [`Kernels::run_group_moving`]).
+    pub(crate) fn run_group_moving(
         self,
         buf: &mut [F],
         group: &GroupKernel<'_, F>,
         moves: &mut RowMoves<'_, F>,
     ) {
-        let sb_len = group.width << group.log_rows;
-        assert!(
-            sb_len > 0 && buf.len().is_multiple_of(sb_len),
-            "buffer is whole super-blocks"
-        );
+        assert_whole_superblocks(buf.len(), group);
         F::run_group_moving(self, buf, group, moves);
     }
 
-    /// Runs `group` on every super-block of `buf`.
+    /// Runs `group` on every super-block of `buf` with this backend's
+    /// kernels.
     ///
-    /// `buf.len()` must be a multiple of `width · 2^log_rows` and `twiddles`
-    /// must hold `2^log_radix − 1` entries per super-block (checked).
-    pub fn run_group<F: Kernels>(self, buf: &mut [F], group: &GroupKernel<'_, F>) {
-        let sb_len = group.width << group.log_rows;
-        assert!(
-            sb_len > 0 && buf.len().is_multiple_of(sb_len),
-            "buffer is whole super-blocks"
-        );
+    /// Panics unless `buf.len()` is a multiple of `width · 2^log_rows` and
+    /// `twiddles` holds `2^log_radix − 1` entries per super-block (or, for a
+    /// group marked `whole_block`, the table the field's kernel reads).
+    pub fn run_group(self, buf: &mut [F], group: &GroupKernel<'_, F>) {
+        assert_whole_superblocks(buf.len(), group);
+        if !group.whole_block {
+            assert_twiddle_sets(buf.len(), group);
+        }
         F::run_group(self, buf, group);
     }
+}
+
+impl Backend {
+    /// Runs `group` on every super-block of `buf` with this backend's
+    /// kernels, after [`Backend::check`]: [`Error::BackendUnavailable`] if
+    /// this CPU (or this field) lacks the backend. Panics on a malformed
+    /// group, as [`Checked::run_group`].
+    ///
+    /// ```
+    /// use nttfuse::backend::GroupKernel;
+    /// use nttfuse::{Backend, BabyBear, ButterflyKind, Field};
+    /// // One radix-2 Cooley–Tukey layer on 2 rows × 1 column, twiddle 1.
+    /// let mut buf = vec![BabyBear::from_u64(5), BabyBear::from_u64(3)];
+    /// let twiddles = [BabyBear::prepare_twiddle(BabyBear::from_u64(1))];
+    /// let group = GroupKernel {
+    ///     log_radix: 1,
+    ///     log_rows: 1,
+    ///     width: 1,
+    ///     kind: ButterflyKind::CooleyTukey,
+    ///     twiddles: &twiddles,
+    ///     scale: None,
+    ///     input_bound: 1,
+    ///     canonical_output: true,
+    ///     whole_block: false,
+    /// };
+    /// Backend::Scalar.run_group(&mut buf, &group)?;
+    /// assert_eq!(buf, [BabyBear::from_u64(8), BabyBear::from_u64(2)]);
+    /// # Ok::<(), nttfuse::Error>(())
+    /// ```
+    pub fn run_group<F: Kernels>(
+        self,
+        buf: &mut [F],
+        group: &GroupKernel<'_, F>,
+    ) -> Result<(), Error> {
+        self.check::<F>()?.run_group(buf, group);
+        Ok(())
+    }
+}
+
+/// Checks that `buf_len` elements are whole super-blocks of `group`.
+fn assert_whole_superblocks<F: Field>(buf_len: usize, group: &GroupKernel<'_, F>) {
+    let sb_len = group
+        .width
+        .checked_shl(group.log_rows as u32)
+        .filter(|&l| l >> group.log_rows == group.width);
+    assert!(
+        sb_len.is_some_and(|l| l > 0 && buf_len.is_multiple_of(l)),
+        "buffer is whole super-blocks"
+    );
 }

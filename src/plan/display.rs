@@ -79,7 +79,7 @@ impl<F: Kernels> Plan<F> {
         let scaled_layers = self.spec.layer_end() - self.spec.first_layer();
         for group in &pass.groups {
             let mut line = format!("  group    {}", layers(&group.layers));
-            let kernel = F::kernel_name(self.backend, group.whole_block);
+            let kernel = F::kernel_name(self.backend(), group.whole_block);
             if group.whole_block {
                 line += &format!(" whole block ({kernel})");
             } else {
@@ -132,11 +132,15 @@ impl<F: Kernels> fmt::Display for Plan<F> {
             Threads::All => "all".to_string(),
             Threads::Count(n) => n.to_string(),
         };
-        writeln!(f, "backend    {}, threads: {threads}", self.backend.name())?;
+        writeln!(
+            f,
+            "backend    {}, threads: {threads}",
+            self.backend().name()
+        )?;
         let b = self.budgets;
         let regs = b
             .register_values
-            .unwrap_or_else(|| F::register_values(self.backend));
+            .unwrap_or_else(|| F::register_values(self.backend()));
         writeln!(
             f,
             "budgets    registers {regs} values, L1 {}, L2 {}, L3 {}",
@@ -205,7 +209,7 @@ impl<F: Kernels> fmt::Debug for Plan<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Plan")
             .field("transform", &self.spec.describe())
-            .field("backend", &self.backend)
+            .field("backend", &self.backend())
             .field("threads", &self.threads)
             .field("budgets", &self.budgets)
             .field("steps", &self.steps)

@@ -543,9 +543,9 @@ impl<F: Kernels> Plan<F> {
                 to: if index == last { to.take() } else { None },
             };
             if moves.from.is_none() && moves.to.is_none() {
-                self.backend.run_group(buf, &kernel);
+                self.kernels.run_group(buf, &kernel);
             } else {
-                self.backend.run_group_moving(buf, &kernel, &mut moves);
+                self.kernels.run_group_moving(buf, &kernel, &mut moves);
             }
         }
     }
@@ -574,7 +574,7 @@ impl<F: Kernels> Plan<F> {
             && self.batch == 1
             && encode.batch == 1
             && self.lanes == encode.lanes
-            && self.backend == encode.backend
+            && self.kernels == encode.kernels
             && self.threads == encode.threads
             && self.fold.is_empty()
             && !self.lane_major()

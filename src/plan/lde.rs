@@ -83,7 +83,7 @@ impl Planner {
                 .order(order),
         )?;
         let idft = self.plan(&Transform::<F>::idft(log_n).lanes(lanes))?;
-        let fused = fused_scratch(&idft, &encode);
+        let fused = fused_scratch(&idft, &encode)?;
         Ok(LdePlan {
             idft,
             encode,
@@ -267,7 +267,7 @@ impl Planner {
         )?;
         if log_blowup > 1 {
             let encode = self.plan(&encode)?;
-            let fused = fused_scratch(&intt, &encode);
+            let fused = fused_scratch(&intt, &encode)?;
             return Ok(AdditiveLdePlan {
                 first: intt,
                 encode: Some(encode),
@@ -460,10 +460,14 @@ impl<F: Kernels + BinaryField> fmt::Debug for AdditiveLdePlan<F> {
 
 /// Scratch for the fused middle pass of `inverse` then `encode`, when their
 /// passes fuse ([`Plan::fuses_into_encode`]): one pool buffer per thread.
-fn fused_scratch<F: Kernels>(inverse: &Plan<F>, encode: &Plan<F>) -> Option<ScratchPool<F>> {
+fn fused_scratch<F: Kernels>(
+    inverse: &Plan<F>,
+    encode: &Plan<F>,
+) -> Result<Option<ScratchPool<F>>, Error> {
     inverse
         .fuses_into_encode(encode)
         .then(|| ScratchPool::new(inverse.fused_lde_scratch_len(), inverse.threads().workers()))
+        .transpose()
 }
 
 /// Runs `inverse` from `evals` into the first rows of `out`, then `encode`

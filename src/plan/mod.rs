@@ -29,7 +29,7 @@ mod scratch;
 pub use lde::{AdditiveLdePlan, LdePlan};
 pub use planner::{Budgets, Planner, Threads};
 
-use crate::backend::{Backend, Kernels, LazyBounds};
+use crate::backend::{Backend, Checked, Kernels, LazyBounds};
 use crate::transform::{ButterflyKind, Transform};
 use core::ops::Range;
 use std::sync::Arc;
@@ -162,7 +162,8 @@ pub struct Plan<F: Kernels> {
     /// `twiddles[step][group]`: each group's table in kernel order.
     twiddles: Vec<Vec<GroupTable<F::Twiddle>>>,
     scale: Option<F>,
-    backend: Backend,
+    /// The backend, checked for `F` on this CPU: the token its kernels take.
+    kernels: Checked<F>,
     threads: Threads,
     pool: Option<Arc<rayon::ThreadPool>>,
     budgets: Budgets,
@@ -195,7 +196,7 @@ impl<F: Kernels> Plan<F> {
     }
     /// The backend whose kernels run this plan.
     pub fn backend(&self) -> Backend {
-        self.backend
+        self.kernels.backend()
     }
     /// The thread setting.
     pub fn threads(&self) -> Threads {
@@ -239,7 +240,7 @@ impl<F: Kernels> Plan<F> {
         let compatible = self.log_n == next.log_n
             && self.lanes == next.lanes
             && self.batch == next.batch
-            && self.backend == next.backend
+            && self.kernels == next.kernels
             && self.threads == next.threads
             && self.budgets == next.budgets
             && self.scale.is_none()

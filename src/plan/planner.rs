@@ -86,6 +86,16 @@ impl Budgets {
 /// thread that started late would allocate its work queue during some later
 /// `execute`, which promises no allocation after its first run.
 fn started_pool(n: usize) -> Result<rayon::ThreadPool, Error> {
+    // rayon quietly caps a pool's size; waiting for more threads than it
+    // starts would never end.
+    if n > rayon::max_num_threads() {
+        return Err(Error::Threads {
+            reason: format!(
+                "{n} threads asked for; rayon runs at most {}",
+                rayon::max_num_threads()
+            ),
+        });
+    }
     let started = Arc::new((std::sync::Mutex::new(0usize), std::sync::Condvar::new()));
     let signal = Arc::clone(&started);
     let pool = rayon::ThreadPoolBuilder::new()
@@ -101,7 +111,8 @@ fn started_pool(n: usize) -> Result<rayon::ThreadPool, Error> {
         })?;
     let (count, ready) = &*started;
     let mut running = count.lock().unwrap_or_else(|e| e.into_inner());
-    while *running < n {
+    let threads = pool.current_num_threads();
+    while *running < threads {
         running = ready.wait(running).unwrap_or_else(|e| e.into_inner());
     }
     Ok(pool)
@@ -205,13 +216,11 @@ impl Planner {
         spec.validate()?;
         reserve_tables::<F>(spec.rows())?;
         let schedule = spec.schedule()?;
-        let backend = match self.backend {
-            Some(b) => {
-                b.check::<F>()?;
-                b
-            }
-            None => Backend::detect::<F>(),
+        let kernels = match self.backend {
+            Some(b) => b.check::<F>()?,
+            None => Backend::detect_checked::<F>(),
         };
+        let backend = kernels.backend();
         let pool = match self.threads {
             Threads::Count(0) => {
                 return Err(Error::Threads {
@@ -355,11 +364,11 @@ impl Planner {
             steps,
             twiddles,
             scale: schedule.scale,
-            backend,
+            kernels,
             threads: self.threads,
             pool,
             budgets: self.budgets,
-            scratch: ScratchPool::new(scratch_bytes / elem.max(1), self.threads.workers()),
+            scratch: ScratchPool::new(scratch_bytes / elem.max(1), self.threads.workers())?,
         })
     }
 }

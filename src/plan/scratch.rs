@@ -3,6 +3,7 @@
 //! thread, so executions allocate nothing (a caller running the plan from
 //! more threads at once than that grows the pool once).
 
+use crate::error::Error;
 use std::sync::Mutex;
 
 pub(super) struct ScratchPool<F> {
@@ -11,12 +12,30 @@ pub(super) struct ScratchPool<F> {
 }
 
 impl<F: Copy + Default> ScratchPool<F> {
-    pub(super) fn new(len: usize, threads: usize) -> Self {
+    /// One buffer of `len` elements per thread, or
+    /// [`Error::OutOfMemory`] if the allocator cannot provide them (a huge
+    /// thread count).
+    pub(super) fn new(len: usize, threads: usize) -> Result<Self, Error> {
         let buffers = if len == 0 { 0 } else { threads };
-        Self {
-            len,
-            free: Mutex::new((0..buffers).map(|_| vec![F::default(); len]).collect()),
+        let out_of_memory = || Error::OutOfMemory {
+            what: "per-thread scratch buffers",
+            bytes: len
+                .saturating_mul(buffers)
+                .saturating_mul(core::mem::size_of::<F>()),
+        };
+        let mut free = Vec::new();
+        free.try_reserve_exact(buffers)
+            .map_err(|_| out_of_memory())?;
+        for _ in 0..buffers {
+            let mut buf = Vec::new();
+            buf.try_reserve_exact(len).map_err(|_| out_of_memory())?;
+            buf.resize(len, F::default());
+            free.push(buf);
         }
+        Ok(Self {
+            len,
+            free: Mutex::new(free),
+        })
     }
 
     /// Elements of each buffer.
