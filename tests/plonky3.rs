@@ -81,6 +81,23 @@ where
                 "coset_lde_batch 2^{log_n} × {width} +{added_bits}"
             );
         }
+        // A zero shift (every point 0), which Plonky3 accepts for the
+        // forward methods: every row is the constant coefficients.
+        assert_eq!(
+            ours.coset_dft_batch(mat(), F::ZERO).to_row_major_matrix(),
+            theirs.coset_dft_batch(mat(), F::ZERO).to_row_major_matrix(),
+            "coset_dft_batch 2^{log_n} × {width}, shift 0"
+        );
+        for added_bits in [0, 2] {
+            assert_eq!(
+                ours.coset_lde_batch(mat(), added_bits, F::ZERO)
+                    .to_row_major_matrix(),
+                theirs
+                    .coset_lde_batch(mat(), added_bits, F::ZERO)
+                    .to_row_major_matrix(),
+                "coset_lde_batch 2^{log_n} × {width} +{added_bits}, shift 0"
+            );
+        }
         // Repeated calls hit the plan cache and give the same bits.
         assert_eq!(ours.idft_batch(mat()), theirs.idft_batch(mat()));
         assert!(ours.dft_batch(mat()).height() == 1 << log_n);
