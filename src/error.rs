@@ -84,6 +84,14 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Error::LengthMismatch {
+                what: "scratch",
+                expected,
+                got,
+            } => write!(
+                f,
+                "scratch has {got} elements but the plan needs at least {expected} (Plan::scratch_len)"
+            ),
             Error::LengthMismatch { what, expected, got } => write!(
                 f,
                 "{what} has {got} elements but the plan needs {expected} (rows × lanes × batch)"

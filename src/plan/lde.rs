@@ -59,6 +59,11 @@ impl Planner {
     /// Plans the coset LDE of `lanes` columns from 2^log_n evaluations on
     /// ⟨ω_(2^log_n)⟩ to 2^(log_n + log_blowup) evaluations on
     /// `shift · ⟨ω_(2^(log_n+log_blowup))⟩` in `order`.
+    ///
+    /// Errors: [`Error::Unsupported`] for `log_blowup` = 0 (a coset DFT) and
+    /// `log_n` = 0 (one row, which every output row copies); the errors of
+    /// [`Planner::plan`] for the inverse DFT and the encode (sizes beyond the
+    /// field's two-adicity after the blowup, a zero shift, zero lanes, …).
     pub fn plan_coset_lde<F: Kernels + TwoAdicField>(
         &self,
         log_n: u32,
@@ -70,6 +75,11 @@ impl Planner {
         if log_blowup == 0 {
             return Err(Error::Unsupported {
                 what: "a low-degree extension with blowup 2^0 (use coset_dft)",
+            });
+        }
+        if log_n == 0 {
+            return Err(Error::Unsupported {
+                what: "a low-degree extension of one row (log_n = 0): every output row is that row",
             });
         }
         let log_out = log_n.checked_add(log_blowup).ok_or(Error::SizeTooLarge {

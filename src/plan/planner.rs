@@ -5,7 +5,7 @@ use crate::backend::{Backend, Kernels};
 use crate::error::Error;
 use crate::field::Field;
 use crate::transform::{ButterflyKind, Schedule, Transform};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 
 /// Consecutive bytes a gathered pass moves at a time: 4 cache lines, so every
 /// run is whole lines and the hardware prefetcher sees a stream.
@@ -82,9 +82,32 @@ impl Budgets {
     }
 }
 
+/// The started pool of `n` threads that plans with `Threads::Count(n)`
+/// share: plans hold it, the registry only a weak reference, so a pool ends
+/// with the last plan using it. Before, every such plan (both plans of an
+/// LDE, every shape a Plonky3 drop-in cached) started threads of its own.
+fn shared_pool(n: usize) -> Result<Arc<rayon::ThreadPool>, Error> {
+    static POOLS: Mutex<Vec<(usize, Weak<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
+    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
+    pools.retain(|(_, pool)| pool.strong_count() > 0);
+    if let Some(pool) = pools
+        .iter()
+        .filter(|(threads, _)| *threads == n)
+        .find_map(|(_, pool)| pool.upgrade())
+    {
+        return Ok(pool);
+    }
+    // Started under the lock, so two planners asking at once share one
+    // pool; the threads' start handler does not touch the registry.
+    let pool = Arc::new(started_pool(n)?);
+    pools.push((n, Arc::downgrade(&pool)));
+    Ok(pool)
+}
+
 /// A rayon pool of `n` threads, returned once every thread is running: a
 /// thread that started late would allocate its work queue during some later
-/// `execute`, which promises no allocation after its first run.
+/// `execute`, which promises no allocation after its first run (beyond
+/// rayon's injector blocks, one per 63 hand-offs).
 fn started_pool(n: usize) -> Result<rayon::ThreadPool, Error> {
     // rayon quietly caps a pool's size; waiting for more threads than it
     // starts would never end.
@@ -228,7 +251,7 @@ impl Planner {
                 })
             }
             Threads::Count(1) | Threads::All => None,
-            Threads::Count(n) => Some(Arc::new(started_pool(n)?)),
+            Threads::Count(n) => Some(shared_pool(n)?),
         };
         let register_values = self
             .budgets
@@ -586,4 +609,34 @@ fn group_twiddles<F: Field>(schedule: &Schedule<F>, group: &Group) -> Vec<F::Twi
         }
     }
     table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::field::BabyBear;
+
+    #[test]
+    fn plans_with_the_same_thread_count_share_one_pool() {
+        let planner = Planner::new().threads(Threads::Count(3));
+        let a = planner.plan(&Transform::<BabyBear>::dft(4)).expect("plan");
+        let b = planner.plan(&Transform::<BabyBear>::dft(6)).expect("plan");
+        let other = Planner::new().threads(Threads::Count(5));
+        let c = other.plan(&Transform::<BabyBear>::dft(4)).expect("plan");
+        let (pa, pb, pc) = (
+            a.pool.clone().expect("a pool"),
+            b.pool.clone().expect("a pool"),
+            c.pool.clone().expect("a pool"),
+        );
+        assert!(Arc::ptr_eq(&pa, &pb), "same count: one pool");
+        assert!(!Arc::ptr_eq(&pa, &pc), "other count: its own pool");
+        assert_eq!((pa.current_num_threads(), pc.current_num_threads()), (3, 5));
+        // The pool ends with the last plan holding it: a new plan then
+        // starts a fresh one.
+        let weak = Arc::downgrade(&pa);
+        drop((a, b, pa, pb));
+        assert_eq!(weak.strong_count(), 0);
+        let d = planner.plan(&Transform::<BabyBear>::dft(4)).expect("plan");
+        assert_eq!(d.pool.as_ref().map(|p| p.current_num_threads()), Some(3));
+    }
 }

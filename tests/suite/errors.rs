@@ -259,3 +259,33 @@ fn in_place_lane_major_input_needs_execute_from() {
     let mut data = vec![Gf2_64::ONE; one.len()];
     assert!(one.execute(&mut data).is_ok());
 }
+
+#[test]
+fn coset_lde_of_one_row_or_no_blowup_is_unsupported() {
+    let planner = Planner::new();
+    for (log_n, blowup) in [(0, 1), (0, 3), (4, 0)] {
+        let err = planner
+            .plan_coset_lde(log_n, blowup, BabyBear::new(31), 2, Order::BitReversed)
+            .err()
+            .unwrap_or_else(|| panic!("log n {log_n}, blowup {blowup}: accepted"));
+        assert!(
+            matches!(err, Error::Unsupported { .. }),
+            "log n {log_n}, blowup {blowup}: {err}"
+        );
+    }
+}
+
+#[test]
+fn short_scratch_says_it_is_a_minimum() {
+    let plan = Planner::new()
+        .budgets(Budgets::fixed(1 << 10, 2 << 10, 16 << 10))
+        .plan(&Transform::<BabyBear>::dft(12).lanes(8))
+        .expect("plan");
+    assert!(plan.scratch_len() > 0, "small budgets make a gathered pass");
+    let mut data = vec![BabyBear::ONE; plan.len()];
+    let mut scratch = vec![BabyBear::ZERO; plan.scratch_len() - 1];
+    let err = plan
+        .execute_with_scratch(&mut data, &mut scratch)
+        .expect_err("short scratch");
+    assert!(err.to_string().contains("at least"), "{err}");
+}
