@@ -427,11 +427,13 @@ impl Packed for PackedGoldilocks {
     fn add(self, b: Self) -> Self {
         // SAFETY: AVX2 was detected before any kernel runs.
         unsafe {
-            let s = _mm256_add_epi64(self.0, b.0);
-            // On carry the true sum is s + 2^64 ≡ s + (2^32 − 1), below p.
-            let carry = less_u64(s, self.0);
-            let s = _mm256_add_epi64(s, _mm256_and_si256(carry, Self::epsilon()));
-            Self(Self::canonical(s))
+            // a + b = a − (p − b), plus p back on borrow (as on AVX-512):
+            // one unsigned compare instead of two.
+            let p = Self::prime();
+            let nb = _mm256_sub_epi64(p, b.0);
+            let t = _mm256_sub_epi64(self.0, nb);
+            let borrow = less_u64(self.0, nb);
+            Self(_mm256_add_epi64(t, _mm256_and_si256(borrow, p)))
         }
     }
 

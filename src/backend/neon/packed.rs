@@ -322,13 +322,13 @@ impl Packed for PackedGoldilocks {
     fn add(self, b: Self) -> Self {
         // SAFETY: NEON is baseline on AArch64.
         unsafe {
-            let s = vaddq_u64(self.0, b.0);
-            // On carry the true sum is s + 2^64 ≡ s + (2^32 − 1), below p.
-            let carry = vcltq_u64(s, self.0);
-            let s = vaddq_u64(s, vandq_u64(carry, vdupq_n_u64(0xffff_ffff)));
-            // x mod p for x < 2^64: subtract p where x ≥ p.
-            let ge = vcgeq_u64(s, Self::prime());
-            Self(vsubq_u64(s, vandq_u64(ge, Self::prime())))
+            // a + b = a − (p − b), plus p back on borrow (as on AVX-512):
+            // one compare instead of two.
+            let p = Self::prime();
+            let nb = vsubq_u64(p, b.0);
+            let t = vsubq_u64(self.0, nb);
+            let borrow = vcltq_u64(self.0, nb);
+            Self(vaddq_u64(t, vandq_u64(borrow, p)))
         }
     }
 
