@@ -543,7 +543,7 @@ impl<F: Kernels> Plan<F> {
                 to: if index == last { to.take() } else { None },
             };
             if moves.from.is_none() && moves.to.is_none() {
-                self.kernels.run_group(buf, &kernel);
+                self.kernels.run(buf, &kernel);
             } else {
                 self.kernels.run_group_moving(buf, &kernel, &mut moves);
             }

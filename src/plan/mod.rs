@@ -10,11 +10,16 @@
 //!          |-- gathered pass(es) --|--- deep pass ---|
 //!
 //! gathered: row groups of 2^g rows, 2^(d−g) apart, `chunk` consecutive rows
-//!           at a time, copied into per-thread scratch (L2), run, written back
-//! deep:     contiguous blocks of 2^(d−deep_start) rows (≤ L2), run in place
+//!           at a time, held in per-thread scratch between register groups
+//!           (SIMD kernels load the first group's rows straight from the
+//!           data and store the last group's straight back; the portable
+//!           ones copy the tile in and out)
+//! deep:     contiguous blocks of 2^(d−deep_start) rows (≤ the tile budget),
+//!           run in place
 //! ```
 //!
-//! A transform that fits the L2 budget is one deep pass; a 2^20+-row one is a
+//! A transform that fits the tile budget (L2, or half of it for narrow rows)
+//! is one deep pass; a 2^20+-row one is a
 //! gathered pass plus a deep pass (two sweeps). Cyclic DFTs with natural
 //! output add a bit-reversal step. Twiddles are laid out per group at plan
 //! time in the order the kernels read them; `execute` computes none and, after

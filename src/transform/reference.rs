@@ -53,15 +53,29 @@ pub fn evaluate<F: Field>(spec: &Transform<F>, input: &[F]) -> Result<Vec<F>, Er
 }
 
 /// Cyclic DFT of one column: `out[k] = Σ_j a_j ω^(jk)`, ω = generator(log n).
+///
+/// Panics unless the length is a power of two within the field's
+/// two-adicity (a reference for tests, not a checked entry point).
 pub fn dft<F: TwoAdicField>(coeffs: &[F]) -> Vec<F> {
+    assert!(
+        coeffs.len().is_power_of_two(),
+        "reference::dft: length {} is not a power of two",
+        coeffs.len()
+    );
     let log_n = coeffs.len().ilog2() as usize;
     let omega = F::two_adic_generator(log_n).expect("size within two-adicity");
     evaluate_powers(coeffs, omega)
 }
 
 /// Inverse cyclic DFT of one column: `a_j = n⁻¹ Σ_k A_k ω^(−jk)`.
+///
+/// Panics as [`dft`].
 pub fn idft<F: TwoAdicField>(evals: &[F]) -> Vec<F> {
     let n = evals.len();
+    assert!(
+        n.is_power_of_two(),
+        "reference::idft: length {n} is not a power of two"
+    );
     let omega = F::two_adic_generator(n.ilog2() as usize).expect("size within two-adicity");
     let n_inv = F::from_u64(n as u64).inverse().expect("n invertible");
     evaluate_powers(evals, omega.inverse().expect("root is non-zero"))
@@ -151,6 +165,11 @@ pub fn negacyclic_inverse<F: Field>(evals: &[F], layers: usize, zeta: F) -> Vec<
 
 fn negacyclic_map<F: Field>(values: &[F], layers: usize, zeta: F, inverse: bool) -> Vec<F> {
     let points = 1usize << layers;
+    assert!(
+        values.len().is_multiple_of(points),
+        "reference::negacyclic: length {} is not a multiple of 2^{layers}",
+        values.len()
+    );
     let residue = values.len() / points;
     let two_inv = (F::one() + F::one()).inverse().expect("odd characteristic");
     let scale = if inverse {
