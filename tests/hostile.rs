@@ -312,6 +312,9 @@ fn zero_coset_shift_is_refused() {
         hostile("zero shift", || {
             expect_err("zero shift", planner(roomy(), 1).plan(&spec))
         });
+        // A later non-zero shift replaces the zero one.
+        let spec = spec.shift(BabyBear::new(7));
+        assert!(planner(roomy(), 1).plan(&spec).is_ok(), "shift replaced");
     }
 }
 

@@ -81,7 +81,8 @@ pub trait Field:
     /// characteristic for prime fields; the bit pattern for binary fields).
     fn from_u64(x: u64) -> Self;
 
-    /// The canonical integer of this element.
+    /// The canonical integer of this element (for an extension field, of
+    /// its coefficient 0: the whole element only for base-field values).
     fn to_canonical_u64(self) -> u64;
 
     /// The multiplicative inverse, `None` for zero.

@@ -266,9 +266,6 @@ impl<F: Field> Transform<F> {
         if self.family == Family::Negacyclic {
             self.unsupported = Some("a coset shift on a negacyclic transform");
         }
-        if self.family == Family::Cyclic && shift == F::zero() {
-            self.unsupported = Some("a zero coset shift on a cyclic transform");
-        }
         self.shift = shift;
         self
     }
@@ -352,6 +349,13 @@ impl<F: Field> Transform<F> {
         }
         if let Some(what) = self.unsupported {
             return Err(Error::Unsupported { what });
+        }
+        // Checked here, not when the shift is set, so that a later shift
+        // replaces a zero one.
+        if self.family == Family::Cyclic && self.shift == F::zero() {
+            return Err(Error::Unsupported {
+                what: "a zero coset shift on a cyclic transform",
+            });
         }
         if self.log_n > self.max_log_n {
             return Err(Error::SizeTooLarge {
