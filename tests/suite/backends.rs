@@ -28,6 +28,9 @@ struct Shape {
     /// passes of several register groups, whose first group loads from the
     /// source and whose last stores to the data), 2 roomy.
     budgets: u8,
+    /// Transforms one after another (a deep tile may hold several whole
+    /// items, and their twiddles cycle across them).
+    batch: usize,
     seed: u64,
 }
 
@@ -40,6 +43,7 @@ impl Arbitrary for Shape {
             lanes,
             rate: u32::arbitrary(g) % log_n,
             budgets: u8::arbitrary(g) % 3,
+            batch: *g.choose(&[1usize, 1, 2, 3]).unwrap(),
             seed: u64::arbitrary(g),
         }
     }
@@ -57,13 +61,16 @@ impl Shape {
 }
 
 fn agree<F: Kernels>(shape: &Shape, spec: Transform<F>) -> bool {
-    let spec = spec.lanes(shape.lanes);
+    let spec = spec.lanes(shape.lanes).batch(shape.batch);
     let input = Rng(shape.seed).vec::<F>(spec.input_len().unwrap());
     let budgets = [tiny(), medium(), roomy()][shape.budgets as usize];
     let expected = run(&planner_on(Backend::Scalar, budgets, 1), &spec, &input);
     simd_backends::<F>().into_iter().all(|b| {
-        run(&planner_on(b, budgets, 1), &spec, &input) == expected
-            && run_in_place(&planner_on(b, budgets, 2), &spec, &input) == expected
+        [1, 2].into_iter().all(|threads| {
+            let planner = planner_on(b, budgets, threads);
+            run(&planner, &spec, &input) == expected
+                && run_in_place(&planner, &spec, &input) == expected
+        })
     })
 }
 
@@ -138,6 +145,11 @@ fn monty31_backends_agree_bit_for_bit() {
                 && agree(&s, Transform::<BabyBear>::idft(s.log_n).order(order))
                 && agree(&s, Transform::<KoalaBear>::dft(s.log_n))
                 && agree(&s, Transform::<KoalaBear>::idft(s.log_n).order(order))
+                && agree(
+                    &s,
+                    Transform::<KoalaBear>::dft_encode(s.log_n, s.rate, KoalaBear::new(3))
+                        .order(order),
+                )
         }) as fn(Shape) -> bool,
     );
 }
@@ -389,4 +401,33 @@ fn register_rounds_run_the_groups_butterflies() {
     register_rounds_match_the_scalar_group::<Gf2_64>(ButterflyKind::Additive);
     register_rounds_match_the_scalar_group::<BabyBear>(ButterflyKind::CooleyTukey);
     register_rounds_match_the_scalar_group::<Goldilocks>(ButterflyKind::CooleyTukey);
+}
+
+/// Batches large enough that two threads really split them (a pass spreads
+/// its tiles over threads from 64 KiB up), on every backend with whole-block
+/// lattice kernels, 1 and 2 threads: the scalar bits.
+#[test]
+fn lattice_batches_split_over_threads_match_scalar() {
+    fn check<F: Kernels>(spec: Transform<F>) {
+        let input = Rng(spec.input_len().unwrap() as u64).vec::<F>(spec.input_len().unwrap());
+        let expected = run(&planner_on(Backend::Scalar, roomy(), 1), &spec, &input);
+        for backend in simd_backends::<F>() {
+            for threads in [1, 2] {
+                let planner = planner_on(backend, roomy(), threads);
+                assert!(
+                    run(&planner, &spec, &input) == expected,
+                    "{backend:?} {threads}"
+                );
+                assert!(
+                    run_in_place(&planner, &spec, &input) == expected,
+                    "{backend:?} {threads}"
+                );
+            }
+        }
+    }
+    // 256 ML-KEM polynomials: 128 KiB; 128 ML-DSA ones: 128 KiB.
+    check(Transform::<MlKem>::negacyclic_forward().batch(256));
+    check(Transform::<MlKem>::negacyclic_inverse().batch(256));
+    check(Transform::<MlDsa>::negacyclic_forward().batch(128));
+    check(Transform::<MlDsa>::negacyclic_inverse().batch(128));
 }

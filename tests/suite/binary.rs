@@ -231,7 +231,7 @@ fn pruned_ntt_equals_the_prefix_of_the_full_one() {
             if reference::evaluate(&pruned, &input).unwrap() != expected {
                 return false;
             }
-            every_planner(budgets).iter().all(|p| {
+            every_planner::<Gf2_64>(budgets).iter().all(|p| {
                 let plan = p.plan(&pruned).unwrap();
                 let mut out = vec![Gf2_64::ZERO; plan.len()];
                 plan.execute_from(&input, &mut out).unwrap();
@@ -325,7 +325,7 @@ fn additive_lde_equals_intt_then_encode() {
                     return false;
                 }
             }
-            every_planner(budgets).iter().all(|p| {
+            every_planner::<Gf2_64>(budgets).iter().all(|p| {
                 let lde = p
                     .plan_additive_lde::<Gf2_64>(log_n, log_blowup, basis, lanes)
                     .unwrap();
@@ -588,7 +588,7 @@ fn additive_ntt_equals_the_definition_from_subspace_products() {
                         .collect();
                     (0..input.len()).map(|i| columns[i % 3][i / 3]).collect()
                 };
-                for planner in every_planner(tiny()) {
+                for planner in every_planner::<Gf2_64>(tiny()) {
                     assert_eq!(
                         run(&planner, &spec, &input),
                         expected,
