@@ -284,3 +284,58 @@ macro_rules! lde_equals_idft_then_encode {
 
 lde_equals_idft_then_encode!(babybear_lde_equals_idft_then_encode, BabyBear);
 lde_equals_idft_then_encode!(goldilocks_lde_equals_idft_then_encode, Goldilocks);
+
+/// The extension fields' own plans (their portable kernels, in every family
+/// and option, 1 and 2 threads, small and roomy budgets) equal the naive
+/// definition evaluated in the extension field.
+#[test]
+fn extension_field_plans_equal_the_definition() {
+    fn check<F: Kernels>(spec: Transform<F>, seed: u64) {
+        let input = Rng(seed).vec::<F>(spec.input_len().unwrap());
+        let expected = reference::evaluate(&spec, &input).unwrap();
+        for budgets in [tiny(), roomy()] {
+            for threads in [1, 2] {
+                assert!(
+                    run(&planner(budgets, threads), &spec, &input) == expected,
+                    "{} {threads} threads",
+                    spec.describe()
+                );
+            }
+        }
+    }
+    let shift4 = BabyBear4::from_u64(5);
+    for log_n in [1u32, 4, 7] {
+        for order in [Order::Natural, Order::BitReversed] {
+            check(Transform::<BabyBear4>::dft(log_n).order(order).lanes(2), 1);
+            check(Transform::<BabyBear4>::idft(log_n).order(order).lanes(3), 2);
+            check(
+                Transform::<BabyBear4>::coset_idft(log_n, shift4).order(order),
+                3,
+            );
+            check(
+                Transform::<BabyBear4>::dft_encode(log_n + 1, 1, shift4)
+                    .order(order)
+                    .batch(2),
+                4,
+            );
+        }
+        let shift192 = Gf2_192::from_u64(0x1234_5678);
+        check(Transform::<Gf2_192>::additive_intt(log_n).lanes(2), 5);
+        check(
+            Transform::<Gf2_192>::additive_ntt(log_n)
+                .shift(shift192)
+                .batch(2),
+            6,
+        );
+        check(
+            Transform::<Gf2_192>::additive_encode(log_n + 2, 2).lanes(3),
+            7,
+        );
+        check(
+            Transform::<Gf2_192>::additive_intt(log_n + 1)
+                .basis(Basis::Cantor)
+                .from_layer(1),
+            8,
+        );
+    }
+}
