@@ -396,17 +396,7 @@ fn thread_counts_rayon_cannot_run_are_refused() {
 fn kernel_entry_points_refuse_unavailable_backends() {
     let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let twiddles = [BabyBear::prepare_twiddle(BabyBear::ONE)];
-    let group = backend::GroupKernel {
-        log_radix: 1,
-        log_rows: 1,
-        width: 1,
-        kind: ButterflyKind::CooleyTukey,
-        twiddles: &twiddles,
-        scale: None,
-        input_bound: 1,
-        canonical_output: true,
-        whole_block: false,
-    };
+    let group = one_layer_group(&twiddles, true);
     for b in [Backend::Avx512, Backend::Avx2, Backend::Neon] {
         let mut buf = vec![BabyBear::new(5), BabyBear::new(3)];
         let ran = b.run_group(&mut buf, &group);
@@ -434,17 +424,7 @@ fn kernel_entry_points_refuse_unavailable_backends() {
     }
     // The lattice fields have no AVX2 kernels: refused for them everywhere.
     let mlkem_twiddles = [MlKem::prepare_twiddle(MlKem::ONE)];
-    let mlkem_group = backend::GroupKernel {
-        log_radix: 1,
-        log_rows: 1,
-        width: 1,
-        kind: ButterflyKind::CooleyTukey,
-        twiddles: &mlkem_twiddles,
-        scale: None,
-        input_bound: 1,
-        canonical_output: true,
-        whole_block: false,
-    };
+    let mlkem_group = one_layer_group(&mlkem_twiddles, true);
     let mut poly = vec![MlKem::ONE; 2];
     expect_err(
         "ML-KEM on AVX2",

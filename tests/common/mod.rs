@@ -119,3 +119,23 @@ fn relayout<F: Copy>(data: &[F], lanes: usize, batch: usize, to_columns: bool) -
         })
         .collect()
 }
+
+/// One radix-2 Cooley–Tukey layer on a super-block of 2 rows × 1 column,
+/// with `twiddles` (one per super-block): the smallest group the kernel
+/// entry points take.
+pub fn one_layer_group<F: Field>(
+    twiddles: &[F::Twiddle],
+    canonical_output: bool,
+) -> backend::GroupKernel<'_, F> {
+    backend::GroupKernel {
+        log_radix: 1,
+        log_rows: 1,
+        width: 1,
+        kind: ButterflyKind::CooleyTukey,
+        twiddles,
+        scale: None,
+        input_bound: 1,
+        canonical_output,
+        whole_block: false,
+    }
+}

@@ -294,17 +294,7 @@ fn short_scratch_says_it_is_a_minimum() {
 #[should_panic(expected = "must return canonical values")]
 fn lattice_group_on_its_own_must_return_canonical_values() {
     let twiddles = [MlKem::prepare_twiddle(MlKem::ONE)];
-    let group = backend::GroupKernel {
-        log_radix: 1,
-        log_rows: 1,
-        width: 1,
-        kind: ButterflyKind::CooleyTukey,
-        twiddles: &twiddles,
-        scale: None,
-        input_bound: 1,
-        canonical_output: false,
-        whole_block: false,
-    };
+    let group = one_layer_group(&twiddles, false);
     let mut buf = vec![MlKem::new(0), MlKem::new(1)];
     let _ = Backend::Scalar.run_group(&mut buf, &group);
 }
