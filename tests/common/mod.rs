@@ -37,23 +37,26 @@ pub fn planner(budgets: Budgets, threads: usize) -> Planner {
         .budgets(budgets)
 }
 
+/// The SIMD backends this CPU has for `F`.
+pub fn simd_backends<F: Kernels>() -> Vec<Backend> {
+    [Backend::Avx512, Backend::Avx2, Backend::Neon]
+        .into_iter()
+        .filter(|b| b.check::<F>().is_ok())
+        .collect()
+}
+
 /// The scalar backend on 1 and 2 threads, every SIMD backend this CPU has
 /// for `F` forced on 2 threads (AVX2 too on an AVX-512 machine), and the
 /// detected backend on all threads: every planner a bit-identity check runs
 /// under.
 pub fn every_planner<F: Kernels>(budgets: Budgets) -> Vec<Planner> {
     let mut planners = vec![planner(budgets, 1), planner(budgets, 2)];
-    planners.extend(
-        [Backend::Avx512, Backend::Avx2, Backend::Neon]
-            .into_iter()
-            .filter(|b| b.check::<F>().is_ok())
-            .map(|b| {
-                Planner::new()
-                    .backend(b)
-                    .threads(Threads::Count(2))
-                    .budgets(budgets)
-            }),
-    );
+    planners.extend(simd_backends::<F>().into_iter().map(|b| {
+        Planner::new()
+            .backend(b)
+            .threads(Threads::Count(2))
+            .budgets(budgets)
+    }));
     planners.push(Planner::new().budgets(budgets));
     planners
 }

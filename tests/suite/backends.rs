@@ -5,13 +5,6 @@ use crate::common::*;
 use nttfuse::*;
 use quickcheck::{Arbitrary, Gen, QuickCheck};
 
-fn simd_backends<F: Kernels>() -> Vec<Backend> {
-    [Backend::Avx512, Backend::Avx2, Backend::Neon]
-        .into_iter()
-        .filter(|b| b.check::<F>().is_ok())
-        .collect()
-}
-
 fn planner_on(backend: Backend, budgets: Budgets, threads: usize) -> Planner {
     Planner::new()
         .backend(backend)
