@@ -92,9 +92,14 @@ impl PlonkyField for p3_goldilocks::Goldilocks {
         // SAFETY: both are `repr(transparent)` over u64; every u64 is a valid
         // Plonky3 word, and ours must be < p: reduced just below.
         let mut words: Vec<u64> = unsafe { cast_vec(values) };
-        words
-            .iter_mut()
-            .for_each(|w| *w = crate::field::Goldilocks::new(*w).value());
+        // In parallel, and written only where a block holds a word >= p: a
+        // canonical matrix (the usual case) is only read, its lines stay clean.
+        const P: u64 = crate::field::Goldilocks::MODULUS;
+        words.par_chunks_mut(1 << 12).for_each(|block| {
+            if block.iter().any(|&w| w >= P) {
+                block.iter_mut().for_each(|w| *w -= if *w >= P { P } else { 0 });
+            }
+        });
         // SAFETY: canonical u64 values are exactly our elements.
         unsafe { cast_vec(words) }
     }
