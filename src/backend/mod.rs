@@ -401,9 +401,9 @@ fn moves_around<F: Copy>(buf: &mut [F], moves: &mut RowMoves<'_, F>, run: impl F
 /// Fields with a packed SIMD form: the generic packed kernel on AVX-512 and
 /// NEON (runs shorter than a register go to the portable kernel).
 macro_rules! packed_kernels {
-    ([$($generics:tt)*] $field:ty, kind: $kind:ident,
+    ([$($generics:tt)*] $field:ty, kind: $kind:ident, entry: $entry:ident, clmul: $clmul:literal,
      avx512: $avx:ty, $avx_lanes:literal, $avx_name:literal,
-     avx2: $avx2:ty, $avx2_entry:ident, $avx2_clmul:literal, $avx2_lanes:literal, $avx2_name:literal,
+     avx2: $avx2:ty, $avx2_lanes:literal, $avx2_name:literal,
      neon: $neon:ty, $neon_lanes:literal, $neon_name:literal) => {
         impl<$($generics)*> Kernels for $field {
             fn has_kernels(backend: Backend) -> bool {
@@ -420,13 +420,14 @@ macro_rules! packed_kernels {
                     // and VPCLMULQDQ, the prime fields' with AVX2 alone.
                     #[cfg(target_arch = "x86_64")]
                     Backend::Avx2 => {
-                        !$avx2_clmul
+                        !$clmul
                             || (std::arch::is_x86_feature_detected!("pclmulqdq")
                                 && std::arch::is_x86_feature_detected!("vpclmulqdq"))
                     }
-                    // The NEON entry point is compiled with `aes` (PMULL) among its features.
+                    // GF(2^64)'s NEON entry point is compiled with `aes`
+                    // (PMULL), the prime fields' with NEON alone.
                     #[cfg(target_arch = "aarch64")]
-                    Backend::Neon => std::arch::is_aarch64_feature_detected!("aes"),
+                    Backend::Neon => !$clmul || std::arch::is_aarch64_feature_detected!("aes"),
                     _ => false,
                 }
             }
@@ -491,14 +492,14 @@ macro_rules! packed_kernels {
                     // GF(2^64), PCLMULQDQ and VPCLMULQDQ) on this CPU.
                     Backend::Avx2
                         if group.whole_block || packed_runs_fill_registers(group, $avx2_lanes) =>
-                    unsafe { avx2::$avx2_entry::run_group::<$avx2>(buf, group) },
+                    unsafe { avx2::$entry::run_group::<$avx2>(buf, group) },
                     #[cfg(target_arch = "aarch64")]
                     // SAFETY: a `Checked<Self>` for Backend::Neon is only made
-                    // by `Backend::check`, after it found NEON and the `aes`
-                    // extension on this CPU.
+                    // by `Backend::check`, after it found NEON (and, for
+                    // GF(2^64), the `aes` extension) on this CPU.
                     Backend::Neon
                         if group.whole_block || packed_runs_fill_registers(group, $neon_lanes) =>
-                    unsafe { neon::packed::run_group::<$neon>(buf, group) },
+                    unsafe { neon::packed::$entry::run_group::<$neon>(buf, group) },
                     _ => {
                         assert!(!group.whole_block, "transposed groups run on SIMD backends");
                         scalar::run_group(buf, group)
@@ -520,12 +521,12 @@ macro_rules! packed_kernels {
                     #[cfg(target_arch = "x86_64")]
                     // SAFETY: as in `run_group`.
                     Backend::Avx2 if packed_rows_fill_registers(group, $avx2_lanes) => unsafe {
-                        avx2::$avx2_entry::run_group_moving::<$avx2>(buf, group, moves)
+                        avx2::$entry::run_group_moving::<$avx2>(buf, group, moves)
                     },
                     #[cfg(target_arch = "aarch64")]
                     // SAFETY: as in `run_group`.
                     Backend::Neon if packed_rows_fill_registers(group, $neon_lanes) => unsafe {
-                        neon::packed::run_group_moving::<$neon>(buf, group, moves)
+                        neon::packed::$entry::run_group_moving::<$neon>(buf, group, moves)
                     },
                     _ => moves_around(buf, moves, |buf| Self::run_group(backend, buf, group)),
                 }
@@ -547,13 +548,13 @@ macro_rules! packed_kernels {
                     #[cfg(target_arch = "x86_64")]
                     // SAFETY: as in `run_group`.
                     Backend::Avx2 => unsafe {
-                        avx2::$avx2_entry::register_rounds::<$avx2, { packed::$kind }>(data, twiddles, rounds);
+                        avx2::$entry::register_rounds::<$avx2, { packed::$kind }>(data, twiddles, rounds);
                         Some($avx2_lanes)
                     },
                     #[cfg(target_arch = "aarch64")]
                     // SAFETY: as in `run_group`.
                     Backend::Neon => unsafe {
-                        neon::packed::register_rounds::<$neon, { packed::$kind }>(data, twiddles, rounds);
+                        neon::packed::$entry::register_rounds::<$neon, { packed::$kind }>(data, twiddles, rounds);
                         Some($neon_lanes)
                     },
                     _ => None,
@@ -563,17 +564,17 @@ macro_rules! packed_kernels {
     };
 }
 
-packed_kernels!([P: MontyParams] Monty31<P>, kind: CT,
+packed_kernels!([P: MontyParams] Monty31<P>, kind: CT, entry: plain, clmul: false,
     avx512: avx512::packed::PackedMonty31<P>, 16, "avx512 Montgomery",
-    avx2: avx2::PackedMonty31<P>, plain, false, 8, "avx2 Montgomery",
+    avx2: avx2::PackedMonty31<P>, 8, "avx2 Montgomery",
     neon: neon::packed::PackedMonty31<P>, 4, "neon Montgomery");
-packed_kernels!([] Gf2_64, kind: ADD,
+packed_kernels!([] Gf2_64, kind: ADD, entry: clmul, clmul: true,
     avx512: avx512::packed::PackedGf2_64, 8, "avx512 vpclmulqdq+gfni",
-    avx2: avx2::PackedGf2_64, clmul, true, 4, "avx2 vpclmulqdq",
+    avx2: avx2::PackedGf2_64, 4, "avx2 vpclmulqdq",
     neon: neon::packed::PackedGf2_64, 2, "neon pmull");
-packed_kernels!([] Goldilocks, kind: CT,
+packed_kernels!([] Goldilocks, kind: CT, entry: plain, clmul: false,
     avx512: avx512::packed::PackedGoldilocks, 8, "avx512 Goldilocks",
-    avx2: avx2::PackedGoldilocks, plain, false, 4, "avx2 Goldilocks",
+    avx2: avx2::PackedGoldilocks, 4, "avx2 Goldilocks",
     neon: neon::packed::PackedGoldilocks, 2, "neon Goldilocks");
 
 /// Extension data is best run through a `BabyBear` plan over 4 × the lanes

@@ -3,13 +3,27 @@
 //! Montgomery fields) per q register. Tails shorter than a register go
 //! through a small stack buffer.
 
+use crate::backend::packed::Packed;
 use crate::field::FOLD_TOP_NIBBLE;
 use crate::field::{Gf2_64, Monty31, MontyParams};
 use core::arch::aarch64::*;
 
-// `run_group` and `run_group_moving`, compiled with NEON and `aes` (PMULL):
-// `Kernels::has_kernels` detects `aes` before any plan uses this backend.
-crate::backend::packed::packed_entry_points!("neon,aes");
+/// The packed kernel compiled with NEON alone (the prime fields), so CPUs
+/// without the crypto extension (Cortex-A72 in a Raspberry Pi 4, some A53
+/// parts) still run them.
+pub(crate) mod plain {
+    // `run_group` and `run_group_moving`, compiled with NEON: callers reach
+    // them only after `Backend::check` found NEON.
+    crate::backend::packed::packed_entry_points!("neon");
+}
+
+/// The packed kernel compiled with NEON and `aes` (PMULL), for GF(2^64).
+pub(crate) mod clmul {
+    // `run_group` and `run_group_moving`, compiled with NEON and `aes`:
+    // callers reach them only after `Backend::check` and
+    // `Kernels::has_kernels` found both.
+    crate::backend::packed::packed_entry_points!("neon,aes");
+}
 
 /// GF(2^64), 2 lanes: `pmull`/`pmull2` products, reduced in vector
 /// registers (shifts, XORs and one `tbl` lookup, [`FOLD_TOP_NIBBLE`]).
@@ -64,7 +78,9 @@ impl Packed for PackedGf2_64 {
     #[inline(always)]
     fn mul(self, w: uint64x2_t) -> Self {
         // SAFETY: PMULL (`aes`) was detected before any plan used this
-        // backend for GF(2^64); NEON is baseline.
+        // backend for GF(2^64) (only the `clmul` entry points, compiled with
+        // `aes`, run this type); NEON is baseline; the `tbl` table is read
+        // whole from `FOLD_TOP_NIBBLE`, 16 bytes.
         unsafe {
             // `pmull` on lane 0, `pmull2` on lane 1: two 128-bit products.
             let p0 = pmull(self.0, w);
