@@ -20,7 +20,10 @@ pub(crate) trait Lanes: Copy {
     fn sub(self, b: Self) -> Self;
     /// Barrett multiplication by plain twiddle w with w' = round(w·2^(bits−1)/q).
     fn mul(self, w: Self, wt: Self) -> Self;
-    /// Same residue, |r| ≤ (q − 1)/2 (the scalar Barrett reduction, exactly).
+    /// Same residue, |r| ≤ (q − 1)/2 for ML-KEM (the scalar Barrett
+    /// reduction, exactly); for ML-DSA |r| stays a little above (q − 1)/2
+    /// for inputs below 8q (about 4.26·10^6), far inside the later growth's
+    /// room.
     fn barrett(self) -> Self;
     /// Canonical residue in [0, q).
     fn canonical(self) -> Self;

@@ -15,10 +15,16 @@
 //! `r = b·w − t·q` (`mul`, `mls`), so |r| ≤ q. Bounds as multiples of q:
 //! forward, canonical input grows by at most q per layer (< 8q for ML-KEM,
 //! < 9q for ML-DSA) and is reduced to canonical at the end; inverse, sums
-//! double per layer and every lane is Barrett-reduced before layer a
-//! (the first of group B to run backwards would otherwise pass 2^15 for
-//! ML-KEM), then scaled by 2^−layers and reduced to canonical. No branch or
+//! double per layer and every lane is Barrett-reduced before layer a + 1,
+//! the last of group B to run backwards (its sums would otherwise pass 2^15
+//! for ML-KEM), then scaled by 2^−layers and reduced to canonical. No branch or
 //! address depends on a coefficient.
+
+// The intrinsics below are called from plain functions, relying on NEON
+// being enabled at compile time (it is in every AArch64 target with std);
+// a target without it fails here rather than compiling them unchecked.
+#[cfg(not(target_feature = "neon"))]
+compile_error!("nttfuse's NEON backend needs an AArch64 target with NEON enabled");
 
 pub(super) mod lattice;
 pub(super) mod packed;
