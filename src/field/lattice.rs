@@ -12,6 +12,22 @@ use super::Field;
 use core::fmt::Debug;
 use core::ops::{Add, Neg, Sub};
 
+/// `x mod q` for an odd `q < 2^32`, without a division: a Barrett quotient
+/// from one 64 × 64 → 128-bit product leaves `r < 2q`, and a mask (not a
+/// branch) subtracts the last q. A `u64 %` by a constant is a multiply on
+/// 64-bit targets but a call to a variable-time division routine on some
+/// 32-bit ones; this is the same code everywhere.
+#[inline]
+pub(crate) const fn reduce_u64(x: u64, q: u64) -> u64 {
+    // ⌊(2^64 − 1)/q⌋ = ⌊2^64/q⌋ for odd q, so x·m/2^64 > x/q − 2: r < 2q.
+    let m = u64::MAX / q;
+    let quotient = ((x as u128 * m as u128) >> 64) as u64;
+    let r = x - quotient * q;
+    let t = r.wrapping_sub(q);
+    // t's top bit is set exactly when r < q (r < 2q < 2^63).
+    t.wrapping_add(q & 0u64.wrapping_sub(t >> 63))
+}
+
 /// A field whose kernels compute on raw signed words lazily.
 pub trait LatticeField: Field<Twiddle = <Self as LatticeField>::Raw> {
     /// The raw signed word (`i16` for ML-KEM, `i32` for ML-DSA).

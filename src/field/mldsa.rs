@@ -5,7 +5,12 @@
 //! standard's coefficient layout). Multiplication uses signed Montgomery
 //! reduction with R = 2^32; twiddles are kept in Montgomery form (`w·R mod q`)
 //! so that a coefficient times a twiddle is one reduction and stays in the
-//! plain domain. Everything is branch-free on values (constant time).
+//! plain domain.
+//!
+//! Constant time on values: construction (`new`, `from_u64`, without a
+//! division), `+`, `−`, `×`, `pow` (public exponent) and the twiddle
+//! product are branch-free and index-free. Not constant time: `inverse`
+//! (`None` reveals a zero), and the derived `==`/`Hash` and `is_zero`.
 
 use super::lattice::LatticeField;
 use super::{impl_field_ops, Field, TwoAdicField};
@@ -131,7 +136,7 @@ impl Field for MlDsa {
     }
 
     fn from_u64(x: u64) -> Self {
-        Self((x % Q as u64) as i32)
+        Self(super::lattice::reduce_u64(x, Q as u64) as i32)
     }
 
     fn to_canonical_u64(self) -> u64 {

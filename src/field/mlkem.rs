@@ -8,7 +8,10 @@
 //! Montgomery reduction and stays in the plain domain:
 //! `montgomery_reduce(a · wR) = a·w`.
 //!
-//! Everything here is branch-free and index-free on values (constant time).
+//! Constant time on values: construction (`new`, `from_u64`, without a
+//! division), `+`, `−`, `×`, `pow` (public exponent) and the twiddle
+//! product are branch-free and index-free. Not constant time: `inverse`
+//! (`None` reveals a zero), and the derived `==`/`Hash` and `is_zero`.
 
 use super::{impl_field_ops, Field, TwoAdicField};
 
@@ -130,7 +133,7 @@ impl Field for MlKem {
     }
 
     fn from_u64(x: u64) -> Self {
-        Self((x % Q as u64) as i16)
+        Self(super::lattice::reduce_u64(x, Q as u64) as i16)
     }
 
     fn to_canonical_u64(self) -> u64 {

@@ -289,3 +289,44 @@ fn extension_of_degree_one_is_the_field() {
     assert_eq!(<Gf2_64 as ExtensionOf<Gf2_64>>::from_base(x), x);
     assert_eq!(x.coefficient(0), x);
 }
+
+#[test]
+fn lattice_from_u64_reduces_like_the_remainder() {
+    // The division-free reduction against `%`, at the edges of every
+    // quotient (multiples of q and their neighbours, the top of u64) and on
+    // random words, for both lattice moduli and an odd 31-bit prime.
+    const MODULI: [u64; 3] = [3329, 8_380_417, (1 << 31) - (1 << 27) + 1];
+    fn check(q: u64, x: u64) -> bool {
+        lattice::reduce_u64(x, q) == x % q
+    }
+    QuickCheck::new()
+        .tests(5000)
+        .quickcheck((|x: u64, i: u8| check(MODULI[usize::from(i) % 3], x)) as fn(u64, u8) -> bool);
+    for q in MODULI {
+        for x in [
+            0,
+            1,
+            q - 1,
+            q,
+            q + 1,
+            2 * q - 1,
+            2 * q,
+            u64::MAX,
+            u64::MAX - 1,
+        ] {
+            assert!(check(q, x), "q = {q}, x = {x}");
+        }
+        let top = u64::MAX / q * q;
+        for x in [top - 1, top, top + 1, top - q, top - q + 1] {
+            assert!(check(q, x), "q = {q}, x = {x}");
+        }
+    }
+    assert_eq!(
+        MlKem::from_u64(u64::MAX),
+        MlKem::new((u64::MAX % 3329) as i16)
+    );
+    assert_eq!(
+        MlDsa::from_u64(u64::MAX),
+        MlDsa::new((u64::MAX % 8_380_417) as i32)
+    );
+}
