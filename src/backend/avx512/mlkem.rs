@@ -50,10 +50,16 @@ pub(crate) unsafe fn run(
         table.len() == TABLE_LEN && polys.len().is_multiple_of(256),
         "one table, whole polynomials"
     );
+    // Only plan-shaped groups get here (`Kernels::run_group` checks): an
+    // inverse always carries its scale.
+    let scale = match kind {
+        ButterflyKind::CooleyTukey => None,
+        _ => Some(scale.expect("whole-polynomial inverse groups carry their scale")),
+    };
     for poly in polys.chunks_exact_mut(256) {
-        match kind {
-            ButterflyKind::CooleyTukey => forward(poly, table),
-            _ => inverse(poly, table, scale.unwrap_or(0)),
+        match scale {
+            None => forward(poly, table),
+            Some(scale) => inverse(poly, table, scale),
         }
     }
 }
