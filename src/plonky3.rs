@@ -97,7 +97,9 @@ impl PlonkyField for p3_goldilocks::Goldilocks {
         const P: u64 = crate::field::Goldilocks::MODULUS;
         words.par_chunks_mut(1 << 12).for_each(|block| {
             if block.iter().any(|&w| w >= P) {
-                block.iter_mut().for_each(|w| *w -= if *w >= P { P } else { 0 });
+                block
+                    .iter_mut()
+                    .for_each(|w| *w -= if *w >= P { P } else { 0 });
             }
         });
         // SAFETY: canonical u64 values are exactly our elements.
