@@ -169,7 +169,7 @@ impl Backend {
         let checked = self.check::<F>()?;
         if data.len() < 256 {
             return Err(Error::LengthMismatch {
-                what: "data",
+                what: "register-round data",
                 expected: 256,
                 got: data.len(),
             });
@@ -306,6 +306,17 @@ pub trait Kernels: Field {
     ) -> bool {
         let _ = (backend, log_rows, lanes, layers);
         false
+    }
+
+    /// Whether `backend`'s own kernels run a transform of 2^`log_rows` rows
+    /// × `lanes` over `layers` layers at all. `false` means every group
+    /// would fall to the portable kernels (the lattice fields' SIMD kernels
+    /// hold whole polynomials laid out one after another, so polynomials
+    /// interleaved across lanes have none); the planner then refuses a
+    /// forced backend and detects the scalar one.
+    fn covers(backend: Backend, log_rows: usize, lanes: usize, layers: usize) -> bool {
+        let _ = (backend, log_rows, lanes, layers);
+        true
     }
 
     /// How many final layers of a transform over `lanes` columns `backend`
@@ -603,6 +614,10 @@ macro_rules! lattice_kernels {
                     && log_rows == 8
                     && lanes == 1
                     && layers == $layers
+            }
+            fn covers(backend: Backend, log_rows: usize, lanes: usize, layers: usize) -> bool {
+                backend == Backend::Scalar
+                    || Self::whole_block_in_registers(backend, log_rows, lanes, layers)
             }
             fn group_bounds(
                 kind: ButterflyKind,

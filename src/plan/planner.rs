@@ -239,10 +239,37 @@ impl Planner {
         spec.validate()?;
         reserve_tables::<F>(spec.rows())?;
         let schedule = spec.schedule()?;
-        let kernels = match self.backend {
+        let mut kernels = match self.backend {
             Some(b) => b.check::<F>()?,
             None => Backend::detect_checked::<F>(),
         };
+        let layer_count = schedule.layers.len();
+        if !F::covers(
+            kernels.backend(),
+            schedule.log_n,
+            schedule.lanes,
+            layer_count,
+        ) {
+            // Only the portable kernels would run: say so instead of
+            // naming a backend that does nothing.
+            match self.backend {
+                Some(b) => {
+                    return Err(Error::BackendUnavailable {
+                        backend: b.name(),
+                        reason: format!(
+                            "its {} kernels run whole polynomials laid out one after another \
+                             (the standard NTT and inverse, lanes = 1; use batch for many), \
+                             not 2^{} rows × {} lanes over {} layers",
+                            F::NAME,
+                            schedule.log_n,
+                            schedule.lanes,
+                            layer_count
+                        ),
+                    })
+                }
+                None => kernels = Backend::Scalar.check::<F>()?,
+            }
+        }
         let backend = kernels.backend();
         let pool = match self.threads {
             Threads::Count(0) => {
@@ -285,6 +312,10 @@ impl Planner {
             F::whole_block_in_registers(backend, log_rows, schedule.lanes, layers)
         };
         let mut passes = shape.passes(&whole_block);
+        if self.threads == Threads::Count(1) {
+            // One thread: no pass is split, and the plan says so.
+            passes.iter_mut().for_each(|p| p.parallel = false);
+        }
         if let Some(last) = passes.last_mut() {
             if schedule.scale.is_some() {
                 if let Some(g) = last.groups.last_mut() {

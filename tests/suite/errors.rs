@@ -196,6 +196,55 @@ fn forced_backend_the_cpu_or_field_lacks() {
 }
 
 #[test]
+fn lattice_simd_backends_refuse_what_their_kernels_do_not_run() {
+    // The lattice SIMD kernels hold whole polynomials one after another:
+    // polynomials interleaved across lanes, or a plain cyclic DFT over the
+    // lattice field, would run only portable code. Forced, that is an error
+    // naming the way out; detected, the plan says scalar.
+    let across_lanes = Transform::<MlKem>::negacyclic_forward().lanes(2);
+    let cyclic = Transform::<MlKem>::dft(8);
+    for backend in simd_backends::<MlKem>() {
+        let err = Planner::new()
+            .backend(backend)
+            .plan(&across_lanes)
+            .unwrap_err();
+        assert!(matches!(err, Error::BackendUnavailable { .. }), "{err}");
+        assert!(err.to_string().contains("use batch"), "{err}");
+        assert!(Planner::new()
+            .backend(backend)
+            .plan(&Transform::<MlKem>::negacyclic_inverse().batch(2))
+            .is_ok());
+    }
+    for backend in simd_backends::<MlKem>() {
+        let err = Planner::new().backend(backend).plan(&cyclic).unwrap_err();
+        assert!(matches!(err, Error::BackendUnavailable { .. }), "{err}");
+    }
+    assert_eq!(
+        Planner::new().plan(&across_lanes).unwrap().backend(),
+        Backend::Scalar
+    );
+    assert_eq!(
+        Planner::new().plan(&cyclic).unwrap().backend(),
+        Backend::Scalar
+    );
+    // An ML-DSA cyclic DFT of 2^8 has the NTT's eight layers: the
+    // whole-polynomial kernels run it, and get it right.
+    let spec = Transform::<MlDsa>::dft(8).batch(2);
+    let input = Rng(5).vec::<MlDsa>(512);
+    let expected = reference::evaluate(&spec, &input).unwrap();
+    for backend in simd_backends::<MlDsa>() {
+        let plan = Planner::new().backend(backend).plan(&spec).unwrap();
+        assert!(
+            plan.to_string().contains("all layers in registers") || backend != Backend::Avx512,
+            "{plan}"
+        );
+        let mut out = vec![MlDsa::ZERO; 512];
+        plan.execute_from(&input, &mut out).unwrap();
+        assert_eq!(out, expected, "{backend:?}");
+    }
+}
+
+#[test]
 fn zero_threads() {
     assert!(matches!(
         Planner::new()
