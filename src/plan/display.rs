@@ -167,8 +167,9 @@ impl<F: Kernels> fmt::Display for Plan<F> {
             if self.fold.is_empty() {
                 writeln!(
                     f,
-                    "transpose  lane-major input to rows at the front of the output, blocks of 8 rows x {} lanes (whole cache lines per column), parallel; the steps below run in place",
-                    self.lanes
+                    "transpose  lane-major input to rows at the front of the output, blocks of 8 rows x {} lanes (whole cache lines per column){}; the steps below run in place",
+                    self.lanes,
+                    if self.threads == Threads::Count(1) { "" } else { ", parallel" }
                 )?;
             } else {
                 writeln!(

@@ -730,3 +730,21 @@ fn tiles_fill_l2_unless_twiddles_outweigh_the_data() {
         .unwrap();
     assert_eq!(deep(&column, l2), l2 / 2, "\n{column}");
 }
+
+#[test]
+fn one_thread_plans_do_not_claim_parallel_passes() {
+    // The same large transform (and a lane-major input, whose transpose
+    // step names its threads too) on one thread and on two.
+    let spec = Transform::<BabyBear>::dft(16).lanes(8).lane_major_input();
+    let text = |threads| {
+        Planner::new()
+            .threads(Threads::Count(threads))
+            .budgets(zen5())
+            .plan(&spec)
+            .unwrap()
+            .to_string()
+    };
+    let (one, two) = (text(1), text(2));
+    assert!(!one.contains("parallel"), "{one}");
+    assert!(two.matches("parallel").count() >= 2, "{two}");
+}
