@@ -11,7 +11,9 @@ pub enum Error {
     LengthMismatch {
         /// What the slice is (`"data"`, `"input"`, `"output"`, `"scratch"`).
         what: &'static str,
-        /// Elements the plan needs: rows × lanes × batch.
+        /// Elements the plan needs: its `input_len()` for an input, its
+        /// `len()` (output rows × lanes × batch) for data and output, at
+        /// least its `scratch_len()` for scratch.
         expected: usize,
         /// Elements given.
         got: usize,
@@ -92,9 +94,22 @@ impl fmt::Display for Error {
                 f,
                 "scratch has {got} elements but the plan needs at least {expected} (Plan::scratch_len)"
             ),
+            Error::LengthMismatch {
+                what: "register-round data",
+                expected,
+                got,
+            } => write!(f, "register-round data has {got} elements but needs at least {expected}"),
+            Error::LengthMismatch {
+                what: "input",
+                expected,
+                got,
+            } => write!(
+                f,
+                "input has {got} elements but the plan needs {expected} (its input_len(): input rows × lanes × batch; an encode's or LDE's input is the shorter message)"
+            ),
             Error::LengthMismatch { what, expected, got } => write!(
                 f,
-                "{what} has {got} elements but the plan needs {expected} (rows × lanes × batch)"
+                "{what} has {got} elements but the plan needs {expected} (its len(): output rows × lanes × batch)"
             ),
             Error::NotPowerOfTwo { len } => {
                 write!(f, "transform size {len} is not a power of two")
