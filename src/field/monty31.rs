@@ -111,6 +111,19 @@ impl<P: MontyParams> Monty31<P> {
         Self::from_raw(Self::monty_reduce((x % P::PRIME) as u64 * Self::R2))
     }
 
+    /// The canonical value in `[0, p)` (as `Goldilocks::value`; the
+    /// stored word is the Montgomery form, [`to_monty`](Self::to_monty)).
+    ///
+    /// ```
+    /// use nttfuse::BabyBear;
+    /// assert_eq!(BabyBear::new(5).value(), 5);
+    /// assert_eq!((BabyBear::new(0) - BabyBear::new(1)).value(), BabyBear::MODULUS as u32 - 1);
+    /// ```
+    #[inline]
+    pub const fn value(self) -> u32 {
+        Self::monty_reduce(self.value as u64)
+    }
+
     /// The raw Montgomery-form word (`x·2^32 mod p`), as Plonky3 stores it.
     #[inline(always)]
     pub const fn to_monty(self) -> u32 {
