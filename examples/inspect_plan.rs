@@ -2,20 +2,27 @@
 //!
 //! ```text
 //! cargo run --example inspect_plan -- <transform> <log_n> [lanes] [options]
-//!   transform: mlkem-ntt | mlkem-intt | dft | idft | additive-ntt | additive-intt | encode
-//!   options:   --rate R         encode rate 2^-R (default 1)
-//!              --bit-reversed   bit-reversed evaluation order (dft, idft)
+//!   transform: mlkem-ntt | mlkem-intt | mldsa-ntt | mldsa-intt   (no log_n)
+//!              dft | idft | coset-dft | lde                      (prime fields)
+//!              additive-ntt | additive-intt | encode | additive-lde  (GF(2^64))
+//!   options:   --field F        babybear (default) | koalabear | goldilocks
+//!              --rate R         encode rate 2^-R, LDE blowup 2^R (default 1)
+//!              --bit-reversed   bit-reversed evaluation order (prime fields)
+//!              --cantor         Cantor basis (additive transforms)
 //!              --batch K        K transforms one after another
 //!              --l2 BYTES       override the L2 budget (forces deeper plans)
 //!              --threads N      thread count (default: all)
 //! e.g. cargo run --example inspect_plan -- dft 20 64
+//!      cargo run --example inspect_plan -- lde 18 64 --field goldilocks --bit-reversed
 //!      cargo run --example inspect_plan -- encode 20 8 --rate 1 --l2 65536
 //! ```
 
 use nttfuse::*;
 
+const USAGE: &str = "usage: inspect_plan <mlkem-ntt|mlkem-intt|mldsa-ntt|mldsa-intt|dft|idft|coset-dft|lde|additive-ntt|additive-intt|encode|additive-lde> <log_n> [lanes] [--field babybear|koalabear|goldilocks] [--rate R] [--bit-reversed] [--cantor] [--batch K] [--l2 BYTES] [--threads N]";
+
 fn usage() -> ! {
-    eprintln!("usage: inspect_plan <mlkem-ntt|mlkem-intt|dft|idft|additive-ntt|additive-intt|encode> <log_n> [lanes] [--rate R] [--bit-reversed] [--batch K] [--l2 BYTES] [--threads N]");
+    eprintln!("{USAGE}");
     std::process::exit(2)
 }
 
@@ -23,78 +30,82 @@ fn number<T: std::str::FromStr>(s: Option<&String>) -> T {
     s.and_then(|s| s.parse().ok()).unwrap_or_else(|| usage())
 }
 
+/// The command line, parsed.
+struct Args {
+    kind: String,
+    log_n: u32,
+    lanes: usize,
+    rate: u32,
+    batch: usize,
+    order: Order,
+    basis: Basis,
+    planner: Planner,
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(kind) = args.first() else { usage() };
-    let log_n: u32 = if kind.starts_with("mlkem") {
-        8
-    } else {
-        number(args.get(1))
+    let lattice = kind.starts_with("mlkem") || kind.starts_with("mldsa");
+    let log_n: u32 = if lattice { 8 } else { number(args.get(1)) };
+    let mut a = Args {
+        kind: kind.clone(),
+        log_n,
+        lanes: 1,
+        rate: 1,
+        batch: 1,
+        order: Order::Natural,
+        basis: Basis::Standard,
+        planner: Planner::new(),
     };
-    let positional = args
-        .iter()
-        .skip(if kind.starts_with("mlkem") { 1 } else { 2 });
-    let mut lanes = 1usize;
-    let (mut rate, mut batch, mut order) = (1u32, 1usize, Order::Natural);
-    let mut planner = Planner::new();
-    let mut rest = positional.peekable();
+    let mut field = "babybear".to_string();
+    let mut rest = args.iter().skip(if lattice { 1 } else { 2 }).peekable();
     while let Some(arg) = rest.next() {
         match arg.as_str() {
-            "--rate" => rate = number(rest.next()),
-            "--batch" => batch = number(rest.next()),
-            "--bit-reversed" => order = Order::BitReversed,
+            "--field" => field = rest.next().cloned().unwrap_or_else(|| usage()),
+            "--rate" => a.rate = number(rest.next()),
+            "--batch" => a.batch = number(rest.next()),
+            "--bit-reversed" => a.order = Order::BitReversed,
+            "--cantor" => a.basis = Basis::Cantor,
             "--l2" => {
                 let l2: usize = number(rest.next());
-                planner = planner.budgets(Budgets {
+                a.planner = a.planner.budgets(Budgets {
                     l2,
                     ..Budgets::detect()
                 });
             }
-            "--threads" => planner = planner.threads(Threads::Count(number(rest.next()))),
-            other => lanes = number(Some(&other.to_string())),
+            "--threads" => a.planner = a.planner.threads(Threads::Count(number(rest.next()))),
+            other => a.lanes = number(Some(&other.to_string())),
         }
     }
-    let text = match kind.as_str() {
-        "mlkem-ntt" => show(
-            &planner,
-            Transform::<MlKem>::negacyclic_forward().batch(batch),
+    let text = match (kind.as_str(), field.as_str()) {
+        ("mlkem-ntt", _) => show(
+            &a.planner,
+            Transform::<MlKem>::negacyclic_forward()
+                .lanes(a.lanes)
+                .batch(a.batch),
         ),
-        "mlkem-intt" => show(
-            &planner,
-            Transform::<MlKem>::negacyclic_inverse().batch(batch),
+        ("mlkem-intt", _) => show(
+            &a.planner,
+            Transform::<MlKem>::negacyclic_inverse()
+                .lanes(a.lanes)
+                .batch(a.batch),
         ),
-        "dft" => show(
-            &planner,
-            Transform::<BabyBear>::dft(log_n)
-                .order(order)
-                .lanes(lanes)
-                .batch(batch),
+        ("mldsa-ntt", _) => show(
+            &a.planner,
+            Transform::<MlDsa>::negacyclic_forward()
+                .lanes(a.lanes)
+                .batch(a.batch),
         ),
-        "idft" => show(
-            &planner,
-            Transform::<BabyBear>::idft(log_n)
-                .order(order)
-                .lanes(lanes)
-                .batch(batch),
+        ("mldsa-intt", _) => show(
+            &a.planner,
+            Transform::<MlDsa>::negacyclic_inverse()
+                .lanes(a.lanes)
+                .batch(a.batch),
         ),
-        "additive-ntt" => show(
-            &planner,
-            Transform::<Gf2_64>::additive_ntt(log_n)
-                .lanes(lanes)
-                .batch(batch),
-        ),
-        "additive-intt" => show(
-            &planner,
-            Transform::<Gf2_64>::additive_intt(log_n)
-                .lanes(lanes)
-                .batch(batch),
-        ),
-        "encode" => show(
-            &planner,
-            Transform::<Gf2_64>::additive_encode(log_n, rate)
-                .lanes(lanes)
-                .batch(batch),
-        ),
+        ("additive-ntt" | "additive-intt" | "encode" | "additive-lde", _) => additive(&a),
+        (_, "babybear") => prime::<BabyBear>(&a),
+        (_, "koalabear") => prime::<KoalaBear>(&a),
+        (_, "goldilocks") => prime::<Goldilocks>(&a),
         _ => usage(),
     };
     match text {
@@ -104,6 +115,48 @@ fn main() {
             std::process::exit(1);
         }
     }
+}
+
+/// The prime-field transforms over `F`; the coset ones shift by the
+/// field's multiplicative generator, as Plonky3's LDEs do.
+fn prime<F: Kernels + TwoAdicField>(a: &Args) -> Result<String, Error> {
+    let shift = F::multiplicative_generator();
+    let spec = match a.kind.as_str() {
+        "dft" => Transform::<F>::dft(a.log_n),
+        "idft" => Transform::<F>::idft(a.log_n),
+        "coset-dft" => Transform::<F>::coset_dft(a.log_n, shift),
+        "lde" => {
+            return a
+                .planner
+                .plan_coset_lde(a.log_n, a.rate, shift, a.lanes, a.order)
+                .map(|plan| plan.to_string())
+        }
+        _ => usage(),
+    };
+    show(
+        &a.planner,
+        spec.order(a.order).lanes(a.lanes).batch(a.batch),
+    )
+}
+
+/// The additive transforms over GF(2^64).
+fn additive(a: &Args) -> Result<String, Error> {
+    let spec = match a.kind.as_str() {
+        "additive-ntt" => Transform::<Gf2_64>::additive_ntt(a.log_n),
+        "additive-intt" => Transform::<Gf2_64>::additive_intt(a.log_n),
+        "encode" => Transform::<Gf2_64>::additive_encode(a.log_n, a.rate),
+        "additive-lde" => {
+            return a
+                .planner
+                .plan_additive_lde::<Gf2_64>(a.log_n, a.rate, a.basis, a.lanes)
+                .map(|plan| plan.to_string())
+        }
+        _ => usage(),
+    };
+    show(
+        &a.planner,
+        spec.basis(a.basis).lanes(a.lanes).batch(a.batch),
+    )
 }
 
 fn show<F: Kernels>(planner: &Planner, spec: Transform<F>) -> Result<String, Error> {
