@@ -23,6 +23,8 @@
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+#[cfg(target_arch = "x86_64")]
+mod basemul;
 mod lattice;
 pub mod layout;
 mod memory;
@@ -46,6 +48,19 @@ use crate::transform::ButterflyKind;
 use core::marker::PhantomData;
 
 pub use lattice::{lazy_bounds, LazyBounds};
+
+/// ML-KEM's NTT-domain product on AVX2 when this CPU has it (the AVX-512
+/// machines too), else `None` (the caller runs the portable product).
+#[inline]
+pub(crate) fn mlkem_multiply_ntts(a: &[MlKem; 256], b: &[MlKem; 256]) -> Option<[MlKem; 256]> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 was detected just above.
+        return Some(unsafe { basemul::multiply_ntts(a, b) });
+    }
+    let _ = (a, b);
+    None
+}
 
 /// An instruction set the kernels can be written for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

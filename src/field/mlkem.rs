@@ -76,6 +76,13 @@ impl MlKem {
         Self(reduce_canonical(x))
     }
 
+    /// The element of `r` for `|r| < q` (a Montgomery product's range):
+    /// adds q to a negative `r` by a mask, nothing else.
+    #[inline(always)]
+    pub(crate) const fn from_centred(r: i16) -> Self {
+        Self(r + ((r >> 15) & Q))
+    }
+
     /// The canonical residue in `[0, q)`.
     #[inline(always)]
     pub const fn value(self) -> i16 {

@@ -17,7 +17,7 @@ pub fn gammas() -> [MlKem; 128] {
 
 /// γ_i·R mod q (Montgomery form, R = 2^16), computed at compile time from
 /// the same formula: 17^(2·BitRev7(i) + 1) · 2^16 mod 3329.
-const GAMMAS_MONTGOMERY: [i16; 128] = {
+pub(crate) const GAMMAS_MONTGOMERY: [i16; 128] = {
     const Q: u32 = 3329;
     let mut table = [0i16; 128];
     let mut i = 0;
@@ -48,7 +48,9 @@ pub fn base_case_multiply(a: [MlKem; 2], b: [MlKem; 2], gamma: MlKem) -> [MlKem;
 /// The fast path: per residue, the two sums are formed exactly in `i32`
 /// (`a0·b0 + a1·(b1·γ mod q)` and `a0·b1 + a1·b0`, each below 2q² < q·2^15)
 /// and reduced once by Montgomery, then once more to undo R⁻¹ — five
-/// reductions per residue instead of ten field products. Branch-free
+/// reductions per residue instead of ten field products. On x86-64 CPUs
+/// with AVX2 (detected at run time) 8 residues at a time with `vpmaddwd`
+/// sums and 16-bit Montgomery steps, bit for bit the same. Branch-free
 /// (constant time); equal to [`multiply_ntts_reference`] for every input.
 ///
 /// ```
@@ -60,18 +62,29 @@ pub fn base_case_multiply(a: [MlKem; 2], b: [MlKem; 2], gamma: MlKem) -> [MlKem;
 /// assert_eq!(multiply_ntts(&x, &one_hat), x);
 /// ```
 pub fn multiply_ntts(a: &[MlKem; 256], b: &[MlKem; 256]) -> [MlKem; 256] {
-    use crate::field::mlkem::{fqmul, montgomery_reduce, reduce_canonical, R2};
+    crate::backend::mlkem_multiply_ntts(a, b).unwrap_or_else(|| multiply_ntts_portable(a, b))
+}
+
+/// The portable [`multiply_ntts`] (the AVX2 one is tested against it).
+pub(crate) fn multiply_ntts_portable(a: &[MlKem; 256], b: &[MlKem; 256]) -> [MlKem; 256] {
+    use crate::field::mlkem::{fqmul, montgomery_reduce, R2};
     // γ_i in Montgomery form (γ·R mod q), so fqmul(b1, γR) = b1·γ.
     let gammas = &GAMMAS_MONTGOMERY;
-    let mut out = [MlKem::new(0); 256];
-    for i in 0..128 {
-        let (a0, a1) = (a[2 * i].value() as i32, a[2 * i + 1].value() as i32);
-        let (b0, b1) = (b[2 * i].value() as i32, b[2 * i + 1].value() as i32);
-        let b1_gamma = fqmul(b1 as i16, gammas[i]) as i32; // |·| < q
+    let mut out = [MlKem::ZERO; 256];
+    for (((out, a), b), &gamma) in out
+        .chunks_exact_mut(2)
+        .zip(a.chunks_exact(2))
+        .zip(b.chunks_exact(2))
+        .zip(gammas)
+    {
+        let (a0, a1) = (a[0].value() as i32, a[1].value() as i32);
+        let (b0, b1) = (b[0].value() as i32, b[1].value() as i32);
+        let b1_gamma = fqmul(b1 as i16, gamma) as i32; // |·| < q
         let c0 = montgomery_reduce(a0 * b0 + a1 * b1_gamma); // (a0b0 + a1b1γ)·R⁻¹
         let c1 = montgomery_reduce(a0 * b1 + a1 * b0);
-        out[2 * i] = MlKem::new(reduce_canonical(fqmul(c0, R2)));
-        out[2 * i + 1] = MlKem::new(reduce_canonical(fqmul(c1, R2)));
+        // fqmul(·, R²) undoes R⁻¹ and returns |·| < q: one mask to canonical.
+        out[0] = MlKem::from_centred(fqmul(c0, R2));
+        out[1] = MlKem::from_centred(fqmul(c1, R2));
     }
     out
 }
