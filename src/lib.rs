@@ -43,6 +43,9 @@ pub use field::{
     BabyBear, BabyBear4, BinaryField, ExtensionOf, Field, Gf2_192, Gf2_64, Goldilocks, KoalaBear,
     MlDsa, MlKem, TwoAdicField,
 };
+/// The `num-traits` this crate's fields implement (`Zero`, `One`), so
+/// `BabyBear4::zero()` and friends work without a dependency of your own.
+pub use num_traits;
 pub use plan::{
     AdditiveLdePlan, Budgets, Cost, Group, LdePlan, Pass, PassKind, Plan, Planner, Step, Threads,
 };

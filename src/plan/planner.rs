@@ -235,6 +235,22 @@ impl Planner {
 
     /// Plans `spec`: validates it, picks a backend, groups its layers,
     /// precomputes twiddles in kernel order.
+    ///
+    /// Code generic over the field bounds it by [`Kernels`] (every field of
+    /// this crate implements it), plus `TwoAdicField` or `BinaryField` for
+    /// the transforms that need them:
+    ///
+    /// ```
+    /// use nttfuse::{Kernels, Planner, Transform, TwoAdicField};
+    /// fn forward<F: Kernels + TwoAdicField>(data: &mut [F]) -> Result<(), nttfuse::Error> {
+    ///     let log_n = data.len().ilog2();
+    ///     Planner::new().plan(&Transform::<F>::dft(log_n))?.execute(data)
+    /// }
+    /// let mut data = vec![nttfuse::Goldilocks::ONE; 8];
+    /// forward(&mut data)?;
+    /// assert_eq!(data[0], nttfuse::Goldilocks::new(8));
+    /// # Ok::<(), nttfuse::Error>(())
+    /// ```
     pub fn plan<F: Kernels>(&self, spec: &Transform<F>) -> Result<Plan<F>, Error> {
         spec.validate()?;
         reserve_tables::<F>(spec.rows())?;
