@@ -323,15 +323,17 @@ pub trait Kernels: Field {
         false
     }
 
-    /// Whether `backend`'s own kernels run a transform of 2^`log_rows` rows
-    /// × `lanes` over `layers` layers at all. `false` means every group
-    /// would fall to the portable kernels (the lattice fields' SIMD kernels
-    /// hold whole polynomials laid out one after another, so polynomials
-    /// interleaved across lanes have none); the planner then refuses a
-    /// forced backend and detects the scalar one.
-    fn covers(backend: Backend, log_rows: usize, lanes: usize, layers: usize) -> bool {
-        let _ = (backend, log_rows, lanes, layers);
-        true
+    /// Whether `backend`'s kernels for this field run only groups that hold
+    /// a whole block in registers ([`whole_block_in_registers`]), every other
+    /// group falling to the portable kernels: the lattice fields' AVX-512
+    /// and NEON kernels, which hold whole polynomials. The planner refuses
+    /// such a backend (or, detected, plans scalar) for a plan without a
+    /// whole-block group, such as polynomials interleaved across lanes.
+    ///
+    /// [`whole_block_in_registers`]: Kernels::whole_block_in_registers
+    fn only_whole_blocks(backend: Backend) -> bool {
+        let _ = backend;
+        false
     }
 
     /// How many final layers of a transform over `lanes` columns `backend`
@@ -630,9 +632,8 @@ macro_rules! lattice_kernels {
                     && lanes == 1
                     && layers == $layers
             }
-            fn covers(backend: Backend, log_rows: usize, lanes: usize, layers: usize) -> bool {
-                backend == Backend::Scalar
-                    || Self::whole_block_in_registers(backend, log_rows, lanes, layers)
+            fn only_whole_blocks(backend: Backend) -> bool {
+                backend != Backend::Scalar
             }
             fn group_bounds(
                 kind: ButterflyKind,

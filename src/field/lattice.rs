@@ -19,7 +19,11 @@ use core::ops::{Add, Neg, Sub};
 /// 32-bit ones; this is the same code everywhere.
 #[inline]
 pub(crate) const fn reduce_u64(x: u64, q: u64) -> u64 {
-    // ⌊(2^64 − 1)/q⌋ = ⌊2^64/q⌋ for odd q, so x·m/2^64 > x/q − 2: r < 2q.
+    // m = ⌊(2^64 − 1)/q⌋ = (2^64 − s)/q with 1 ≤ s < q (q odd), so
+    // x·m/2^64 = x/q − x·s/(q·2^64) > x/q − 1: the quotient is ⌊x/q⌋ or one
+    // less, and r < 2q. (Constant time as far as the 64 × 64-bit multiply
+    // is: so on every 64-bit core, not on ones whose multiplier exits
+    // early, such as the Cortex-M3.)
     let m = u64::MAX / q;
     let quotient = ((x as u128 * m as u128) >> 64) as u64;
     let r = x - quotient * q;

@@ -255,37 +255,10 @@ impl Planner {
         spec.validate()?;
         reserve_tables::<F>(spec.rows())?;
         let schedule = spec.schedule()?;
-        let mut kernels = match self.backend {
+        let kernels = match self.backend {
             Some(b) => b.check::<F>()?,
             None => Backend::detect_checked::<F>(),
         };
-        let layer_count = schedule.layers.len();
-        if !F::covers(
-            kernels.backend(),
-            schedule.log_n,
-            schedule.lanes,
-            layer_count,
-        ) {
-            // Only the portable kernels would run: say so instead of
-            // naming a backend that does nothing.
-            match self.backend {
-                Some(b) => {
-                    return Err(Error::BackendUnavailable {
-                        backend: b.name(),
-                        reason: format!(
-                            "its {} kernels run whole polynomials laid out one after another \
-                             (the standard NTT and inverse, lanes = 1; use batch for many), \
-                             not 2^{} rows × {} lanes over {} layers",
-                            F::NAME,
-                            schedule.log_n,
-                            schedule.lanes,
-                            layer_count
-                        ),
-                    })
-                }
-                None => kernels = Backend::Scalar.check::<F>()?,
-            }
-        }
         let backend = kernels.backend();
         let pool = match self.threads {
             Threads::Count(0) => {
@@ -324,10 +297,43 @@ impl Planner {
             registers_overridden: self.budgets.register_values.is_some(),
             transposed_tail: F::transposed_tail(backend, schedule.lanes),
         };
+        // Blocks that are whole transforms (one twiddle set for every block:
+        // not the replica blocks of an encode, each with its own shift).
         let whole_block = |log_rows: usize, layers: usize| {
-            F::whole_block_in_registers(backend, log_rows, schedule.lanes, layers)
+            log_rows == schedule.log_n
+                && F::whole_block_in_registers(backend, log_rows, schedule.lanes, layers)
         };
         let mut passes = shape.passes(&whole_block);
+        let groups = || passes.iter().flat_map(|p| &p.groups);
+        if F::only_whole_blocks(backend) && groups().count() > 1 && groups().any(|g| g.whole_block)
+        {
+            // Whole-polynomial kernels take canonical input and give
+            // canonical (and, inverse, scaled) output: they run a plan's
+            // only group, not one beside lazily reduced ones (a gathered
+            // pass before or after, under small budgets).
+            passes = shape.passes(&|_, _| false);
+        }
+        if F::only_whole_blocks(backend)
+            && !passes.iter().flat_map(|p| &p.groups).any(|g| g.whole_block)
+        {
+            // This backend's kernels for F run whole blocks only, and this
+            // plan has none: every group would run the portable kernels
+            // under the backend's name. Forced, that is an error; detected,
+            // the plan is the scalar one (its own register groups).
+            return match self.backend {
+                Some(b) => Err(Error::BackendUnavailable {
+                    backend: b.name(),
+                    reason: format!(
+                        "its {} kernels run whole polynomials of 2^8 rows laid out one after \
+                         another (the standard NTT and inverse with lanes = 1; use batch for \
+                         many), and this plan ({} lanes, budgets as given) has none",
+                        F::NAME,
+                        schedule.lanes
+                    ),
+                }),
+                None => self.clone().backend(Backend::Scalar).plan(spec),
+            };
+        }
         if self.threads == Threads::Count(1) {
             // One thread: no pass is split, and the plan says so.
             passes.iter_mut().for_each(|p| p.parallel = false);

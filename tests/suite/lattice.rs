@@ -212,3 +212,53 @@ fn gammas_are_fips_203s() {
         assert_eq!(g[2 * i + 1], -g[2 * i]);
     }
 }
+
+/// Every plan over a lattice field, on every planner (each SIMD backend
+/// forced, the detected one, scalar), under roomy and tiny budgets and an
+/// overridden register count: either a plan whose output equals the
+/// definition, or — only on a forced SIMD backend whose kernels would not
+/// run any of its groups — a typed refusal. Covers the cyclic DFTs and
+/// coset encodes the two-adicity allows (ML-DSA up to 2^13), where a
+/// whole-polynomial block can follow a gathered pass.
+#[test]
+fn every_lattice_plan_is_exact_or_refused() {
+    fn check<F: Kernels + TwoAdicField>(spec: Transform<F>, seed: u64) {
+        let input = Rng(seed).vec::<F>(spec.input_len().unwrap());
+        let expected = reference::evaluate(&spec, &input).unwrap();
+        let mut squeezed = roomy();
+        squeezed.register_values = Some(8);
+        for budgets in [roomy(), tiny(), squeezed] {
+            let mut planners = every_planner::<F>(budgets);
+            planners.push(Planner::new().budgets(budgets).backend(Backend::Scalar));
+            for planner in planners {
+                let plan = match planner.plan(&spec) {
+                    Ok(plan) => plan,
+                    Err(Error::BackendUnavailable { reason, .. }) => {
+                        assert!(reason.contains("whole polynomials"), "{reason}");
+                        continue;
+                    }
+                    Err(e) => panic!("{e}"),
+                };
+                let mut out = vec![F::zero(); plan.len()];
+                plan.execute_from(&input, &mut out).unwrap();
+                assert_eq!(out, expected, "{spec:?}\n{plan}");
+                let whole = plan.to_string().contains("whole block");
+                assert!(
+                    plan.backend() == Backend::Scalar || whole,
+                    "a SIMD lattice plan without a whole-block group:\n{plan}"
+                );
+            }
+        }
+    }
+    check(Transform::<MlKem>::negacyclic_forward().batch(3), 1);
+    check(Transform::<MlKem>::negacyclic_inverse().lanes(2), 2);
+    check(Transform::<MlKem>::dft(8), 3);
+    for log_n in 8..=13 {
+        check(Transform::<MlDsa>::dft(log_n), 4);
+        check(Transform::<MlDsa>::idft(log_n).batch(2), 5);
+        let shift = MlDsa::new(10);
+        check(Transform::<MlDsa>::dft_encode(log_n, log_n - 8, shift), 6);
+    }
+    check(Transform::<MlDsa>::negacyclic_forward().lanes(3), 7);
+    check(Transform::<MlDsa>::negacyclic_inverse(), 8);
+}

@@ -108,15 +108,21 @@ pub(crate) fn run<V: Lanes>(
     scale: Option<V::Word>,
 ) {
     assert!(polys.len() % 256 == 0);
+    // Only plan-shaped groups get here (`Kernels::run_group` checks): an
+    // inverse always carries its scale.
+    let scale = match kind {
+        ButterflyKind::CooleyTukey => None,
+        _ => Some(scale.expect("whole-polynomial inverse groups carry their scale")),
+    };
     for poly in polys.chunks_exact_mut(256) {
-        match kind {
-            ButterflyKind::CooleyTukey => {
+        match scale {
+            None => {
                 group_a::<V>(poly, table, true, None);
                 group_b::<V>(poly, table, true);
             }
-            _ => {
+            Some(scale) => {
                 group_b::<V>(poly, table, false);
-                group_a::<V>(poly, table, false, scale);
+                group_a::<V>(poly, table, false, Some(scale));
             }
         }
     }

@@ -26,7 +26,10 @@
 mod dudect;
 mod secret;
 
-use nttfuse::transform::{mldsa::pointwise, mlkem::multiply_ntts};
+use nttfuse::transform::{
+    mldsa::pointwise,
+    mlkem::{multiply_ntts, multiply_ntts_portable},
+};
 use nttfuse::{Backend, MlDsa, MlKem, Plan, Planner, Threads, Transform};
 use std::process::ExitCode;
 
@@ -204,16 +207,27 @@ fn secrets(args: &Args) -> Result<(), String> {
             .kem_ntt
             .execute(&mut b_hat)
             .map_err(|e| e.to_string())?;
+        // Both products: the SIMD one `multiply_ntts` picks on this CPU
+        // (AVX2 where detected) and the portable one.
         let mut c = multiply_ntts(&a_hat, &b_hat);
+        let mut c_portable = multiply_ntts_portable(&a_hat, &b_hat);
         lattice
             .kem_intt
             .execute(&mut c)
             .map_err(|e| e.to_string())?;
-        if !secret::all_secret(&a_hat) || !secret::all_secret(&c) {
+        if !secret::all_secret(&a_hat)
+            || !secret::all_secret(&c)
+            || !secret::all_secret(&c_portable)
+        {
             return Err(format!("{tool} lost track of the ML-KEM secrets"));
         }
         secret::declassify(&mut c);
-        if c != expected {
+        secret::declassify(&mut c_portable);
+        lattice
+            .kem_intt
+            .execute(&mut c_portable)
+            .map_err(|e| e.to_string())?;
+        if c != expected || c_portable != expected {
             return Err(format!("ML-KEM product differs in round {round}"));
         }
 
@@ -315,13 +329,18 @@ fn timing(args: &Args) -> Result<bool, String> {
     report(&format!("ML-DSA NTT ({backend})"), r);
     let r = dudect::run(n, &mut rng, fixed_dsa, Rng::dsa, dsa(&lattice.dsa_intt));
     report(&format!("ML-DSA inverse NTT ({backend})"), r);
-    // The NTT-domain products (portable on every backend), the second factor
-    // public and fixed.
+    // The NTT-domain products (the same on every backend: ML-KEM's on AVX2
+    // where the CPU has it, and the portable one), the second factor public
+    // and fixed.
     let b_kem = rng.kem();
     let r = dudect::run(n, &mut rng, fixed_kem, Rng::kem, |a| {
         multiply_ntts(&a, &b_kem)[0].value()
     });
     report("ML-KEM NTT-domain product", r);
+    let r = dudect::run(n, &mut rng, fixed_kem, Rng::kem, |a| {
+        multiply_ntts_portable(&a, &b_kem)[0].value()
+    });
+    report("ML-KEM NTT-domain product (portable)", r);
     let b_dsa = rng.dsa();
     let r = dudect::run(n, &mut rng, fixed_dsa, Rng::dsa, |a| {
         pointwise(&a, &b_dsa)[0].value()
