@@ -340,7 +340,7 @@ fn timing(args: &Args) -> Result<bool, String> {
     let r = dudect::run(n, &mut rng, fixed_kem, Rng::kem, |a| {
         multiply_ntts_portable(&a, &b_kem)[0].value()
     });
-    report("ML-KEM NTT-domain product (portable)", r);
+    report("ML-KEM NTT-domain product, portable", r);
     let b_dsa = rng.dsa();
     let r = dudect::run(n, &mut rng, fixed_dsa, Rng::dsa, |a| {
         pointwise(&a, &b_dsa)[0].value()
