@@ -78,30 +78,10 @@ fn main() {
         }
     }
     let text = match (kind.as_str(), field.as_str()) {
-        ("mlkem-ntt", _) => show(
-            &a.planner,
-            Transform::<MlKem>::negacyclic_forward()
-                .lanes(a.lanes)
-                .batch(a.batch),
-        ),
-        ("mlkem-intt", _) => show(
-            &a.planner,
-            Transform::<MlKem>::negacyclic_inverse()
-                .lanes(a.lanes)
-                .batch(a.batch),
-        ),
-        ("mldsa-ntt", _) => show(
-            &a.planner,
-            Transform::<MlDsa>::negacyclic_forward()
-                .lanes(a.lanes)
-                .batch(a.batch),
-        ),
-        ("mldsa-intt", _) => show(
-            &a.planner,
-            Transform::<MlDsa>::negacyclic_inverse()
-                .lanes(a.lanes)
-                .batch(a.batch),
-        ),
+        ("mlkem-ntt", _) => show(&a, Transform::<MlKem>::negacyclic_forward()),
+        ("mlkem-intt", _) => show(&a, Transform::<MlKem>::negacyclic_inverse()),
+        ("mldsa-ntt", _) => show(&a, Transform::<MlDsa>::negacyclic_forward()),
+        ("mldsa-intt", _) => show(&a, Transform::<MlDsa>::negacyclic_inverse()),
         ("additive-ntt" | "additive-intt" | "encode" | "additive-lde", _) => additive(&a),
         (_, "babybear") => prime::<BabyBear>(&a),
         (_, "koalabear") => prime::<KoalaBear>(&a),
@@ -133,10 +113,7 @@ fn prime<F: Kernels + TwoAdicField>(a: &Args) -> Result<String, Error> {
         }
         _ => usage(),
     };
-    show(
-        &a.planner,
-        spec.order(a.order).lanes(a.lanes).batch(a.batch),
-    )
+    show(a, spec.order(a.order))
 }
 
 /// The additive transforms over GF(2^64).
@@ -153,12 +130,12 @@ fn additive(a: &Args) -> Result<String, Error> {
         }
         _ => usage(),
     };
-    show(
-        &a.planner,
-        spec.basis(a.basis).lanes(a.lanes).batch(a.batch),
-    )
+    show(a, spec.basis(a.basis))
 }
 
-fn show<F: Kernels>(planner: &Planner, spec: Transform<F>) -> Result<String, Error> {
-    planner.plan(&spec).map(|plan| plan.to_string())
+/// The plan of `spec` over the command line's lanes and batch, as text.
+fn show<F: Kernels>(a: &Args, spec: Transform<F>) -> Result<String, Error> {
+    a.planner
+        .plan(&spec.lanes(a.lanes).batch(a.batch))
+        .map(|plan| plan.to_string())
 }

@@ -304,15 +304,16 @@ impl Planner {
                 && F::whole_block_in_registers(backend, log_rows, schedule.lanes, layers)
         };
         let mut passes = shape.passes(&whole_block);
-        let groups = || passes.iter().flat_map(|p| &p.groups);
-        if F::only_whole_blocks(backend) && groups().count() > 1 && groups().any(|g| g.whole_block)
-        {
-            // Whole-polynomial kernels take canonical input and give
-            // canonical (and, inverse, scaled) output: they run a plan's
-            // only group, not one beside lazily reduced ones (a gathered
-            // pass before or after, under small budgets).
-            passes = shape.passes(&|_, _| false);
-        }
+        // A whole-transform block covers every layer, so its group is the
+        // plan's only one: whole-polynomial kernels take canonical input and
+        // give canonical (and, inverse, scaled) output, never beside lazily
+        // reduced groups.
+        debug_assert!(
+            !F::only_whole_blocks(backend)
+                || passes.iter().map(|p| p.groups.len()).sum::<usize>() == 1
+                || !passes.iter().flat_map(|p| &p.groups).any(|g| g.whole_block),
+            "a whole-polynomial group beside others"
+        );
         if F::only_whole_blocks(backend)
             && !passes.iter().flat_map(|p| &p.groups).any(|g| g.whole_block)
         {
