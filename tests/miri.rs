@@ -252,6 +252,53 @@ fn avx512_lattice() {
 #[test]
 fn avx512_prime_fields() {
     prime_families(Backend::Avx512);
+    // Rows of whole registers that start mid-line: the shifted frame's
+    // masked head-and-tail loads and stores.
+    off_phase(
+        Backend::Avx512,
+        Transform::<BabyBear>::dft(LOG_N).lanes(16),
+        5,
+    );
+    off_phase(
+        Backend::Avx512,
+        Transform::<Goldilocks>::dft(LOG_N).lanes(8),
+        3,
+    );
+}
+
+/// Runs `spec` out of place and in place on data `phase` elements past a
+/// 64-byte boundary (so the AVX-512 kernels walk its runs in a shifted
+/// frame) under a deep and a gathered+deep shape, against the reference.
+fn off_phase<F: Kernels>(backend: Backend, spec: Transform<F>, phase: usize) {
+    if backend.check::<F>().is_err() {
+        return;
+    }
+    let input = Rng(7).vec::<F>(spec.input_len().unwrap());
+    let expected = reference::evaluate(&spec, &input).unwrap();
+    for budgets in &budgets_for_shapes()[..2] {
+        let plan = Planner::new()
+            .backend(backend)
+            .budgets(*budgets)
+            .threads(Threads::Count(1))
+            .plan(&spec)
+            .unwrap();
+        let mut backing = vec![F::zero(); plan.len() + 64];
+        let start = backing.as_ptr().align_offset(64) + phase;
+        let out = &mut backing[start..start + plan.len()];
+        plan.execute_from(&input, out).unwrap();
+        assert!(
+            out == expected.as_slice(),
+            "{} out of place at phase {phase}",
+            F::NAME
+        );
+        out.copy_from_slice(&input);
+        plan.execute(out).unwrap();
+        assert!(
+            out == expected.as_slice(),
+            "{} in place at phase {phase}",
+            F::NAME
+        );
+    }
 }
 
 // The AVX-512 GF(2^64) kernel's reduction uses `_mm512_ternarylogic_epi64`

@@ -73,7 +73,7 @@ impl<F: Kernels> Plan<F> {
         if pass.streams {
             writeln!(
                 f,
-                "  stores   streaming (non-temporal) when reading a separate source: the output exceeds the last-level cache"
+                "  stores   streaming (non-temporal) where the output is aligned for it, when reading a separate source: the output exceeds the last-level cache"
             )?;
         }
         let scaled_layers = self.spec.layer_end() - self.spec.first_layer();

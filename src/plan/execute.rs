@@ -447,6 +447,8 @@ impl<F: Kernels> Plan<F> {
             }
             PassKind::Gathered => {
                 let group_rows = 1usize << pass.layers.len();
+                // Scratch rows take the data rows' alignment (`with_like`).
+                let like = data.as_ptr() as usize;
                 let tiles = StridedTiles::new(
                     data,
                     lanes,
@@ -486,7 +488,7 @@ impl<F: Kernels> Plan<F> {
                         }
                     };
                     match scratch {
-                        Scratch::Pool => self.scratch.with(work),
+                        Scratch::Pool => self.scratch.with_like(like, work),
                         Scratch::Caller(s) => {
                             work(&mut s.lock().unwrap_or_else(|e| e.into_inner()))
                         }
@@ -691,13 +693,14 @@ impl<F: Kernels> Plan<F> {
         let lanes = self.lanes;
         let replicas = out.len() / self.len();
         let group_rows = 1usize << last.layers.len();
+        let like = out.as_ptr() as usize;
         let tiles = StridedTiles::new(out, lanes, 1 << self.log_n, group_rows, last.chunk_rows);
         let tile_len = tiles.scratch_len();
         let width = lanes * last.chunk_rows;
         let row_shift = last.log_block_rows - last.layers.len();
         let parallel = threads && (last.parallel || first.parallel);
         tiles.for_each_tile_across_blocks(parallel, |mut tile| {
-            scratch.with(|buf| {
+            scratch.with_like(like, |buf| {
                 let (coeffs, work) = buf.split_at_mut(tile_len);
                 let work = &mut work[..tile_len];
                 let moves = (Some(tile.in_block(coefficients).rows_from()), None);

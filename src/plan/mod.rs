@@ -117,10 +117,15 @@ pub struct Pass {
     /// place, or an encode's replicas) with streaming (non-temporal) stores:
     /// chosen for gathered first passes whose output exceeds the last-level
     /// cache budget, where a plain store would first read every destination
-    /// line from memory only to overwrite it. On AVX-512 and AVX2 the last
-    /// register group stores rows straight from its registers, streaming
-    /// where a register's destination is aligned for it (64 or 32 bytes) and
-    /// plainly elsewhere; portable kernels stream their copy out of scratch.
+    /// line from memory only to overwrite it. On AVX-512 the last register
+    /// group stores rows straight from its registers and streams only rows
+    /// that start on a 64-byte line, so that every line is written whole: the
+    /// rows of a large `Vec`, which begins 16 bytes into a line, take plain
+    /// stores in a shifted frame instead (streaming beside the plain stores
+    /// of their partial first and last lines measured slower than plain
+    /// stores alone). AVX2 streams each register whose destination is
+    /// 32-byte aligned; portable kernels stream their copy out of scratch
+    /// from the first 16-byte boundary.
     pub streams: bool,
 }
 

@@ -7,6 +7,8 @@ use crate::error::Error;
 use std::sync::Mutex;
 
 pub(super) struct ScratchPool<F> {
+    /// Elements handed out per buffer; each buffer holds [`slack`] more, so
+    /// its hand-out can start at any 64-byte phase.
     len: usize,
     free: Mutex<Vec<Vec<F>>>,
 }
@@ -28,8 +30,9 @@ impl<F: Copy + Default> ScratchPool<F> {
             .map_err(|_| out_of_memory())?;
         for _ in 0..buffers {
             let mut buf = Vec::new();
-            buf.try_reserve_exact(len).map_err(|_| out_of_memory())?;
-            buf.resize(len, F::default());
+            buf.try_reserve_exact(len + slack::<F>())
+                .map_err(|_| out_of_memory())?;
+            buf.resize(len + slack::<F>(), F::default());
             free.push(buf);
         }
         Ok(Self {
@@ -43,15 +46,31 @@ impl<F: Copy + Default> ScratchPool<F> {
         self.len
     }
 
-    /// Runs `f` with a scratch buffer of the pool's length.
-    pub(super) fn with<R>(&self, f: impl FnOnce(&mut [F]) -> R) -> R {
+    /// Runs `f` with a scratch buffer of the pool's length that starts at
+    /// the same offset within a 64-byte line as the address `like` (where
+    /// the element size allows): rows of a tile in scratch then share the
+    /// alignment of the data rows they are moved from and to, so the
+    /// kernels' re-framed registers are aligned in both
+    /// (`backend::packed::Packed::ALIGN`).
+    pub(super) fn with_like<R>(&self, like: usize, f: impl FnOnce(&mut [F]) -> R) -> R {
         let taken = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let mut buf = taken.unwrap_or_else(|| vec![F::default(); self.len]);
-        let result = f(&mut buf);
+        let mut buf = taken.unwrap_or_else(|| vec![F::default(); self.len + slack::<F>()]);
+        let size = core::mem::size_of::<F>().max(1);
+        let offset = (0..=slack::<F>())
+            .find(|&k| (buf.as_ptr() as usize + k * size) % 64 == like % 64)
+            .unwrap_or(0);
+        debug_assert!(offset * size <= 64);
+        let result = f(&mut buf[offset..offset + self.len]);
         self.free
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(buf);
         result
     }
+}
+
+/// Elements past a buffer's length that let its hand-out start at any
+/// 64-byte phase an element can start at.
+fn slack<F>() -> usize {
+    64 / core::mem::size_of::<F>().max(1)
 }

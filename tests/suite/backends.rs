@@ -424,3 +424,123 @@ fn lattice_batches_split_over_threads_match_scalar() {
     check(Transform::<MlDsa>::negacyclic_forward().batch(128));
     check(Transform::<MlDsa>::negacyclic_inverse().batch(128));
 }
+
+/// An in-place run, where the shape has one.
+type InPlace<'a, F> = Option<&'a dyn Fn(&mut [F])>;
+
+/// Runs a plan (through `run_from` and `run_in_place`) on `input` placed
+/// at every element phase within a 64-byte line, the output at the same
+/// phase and at another, out of place and in place, and compares each
+/// result with `expected`. A large `Vec` starts 16 bytes into a line; the AVX-512
+/// kernels walk misaligned runs in a shifted frame (aligned registers, then
+/// one register of each run's head and tail), and no phase may change a bit.
+fn at_every_phase<F: Kernels>(
+    what: &str,
+    len: usize,
+    input: &[F],
+    expected: &[F],
+    run_from: &dyn Fn(&[F], &mut [F]),
+    run_in_place: InPlace<'_, F>,
+) {
+    let phases = 64 / core::mem::size_of::<F>();
+    let mut source = vec![F::zero(); input.len() + 2 * phases];
+    let mut out = vec![F::zero(); len + 2 * phases];
+    let (s0, o0) = (
+        source.as_ptr().align_offset(64),
+        out.as_ptr().align_offset(64),
+    );
+    for p in 0..phases {
+        let src = &mut source[s0 + p..s0 + p + input.len()];
+        src.copy_from_slice(input);
+        for q in [p, (p + 3) % phases] {
+            let dst = &mut out[o0 + q..o0 + q + len];
+            dst.fill(F::zero());
+            run_from(src, dst);
+            assert!(dst == expected, "{what}: input phase {p}, output phase {q}");
+        }
+        if let Some(run_in_place) = run_in_place {
+            let dst = &mut out[o0 + p..o0 + p + len];
+            dst.fill(F::zero());
+            dst[..input.len()].copy_from_slice(input);
+            run_in_place(dst);
+            assert!(dst == expected, "{what}: in place at phase {p}");
+        }
+    }
+}
+
+/// Every phase of the data within a cache line gives the scalar bits on
+/// every SIMD backend: deep passes, gathered passes whose first group reads
+/// the source and whose last stores to the data, rows of one register and
+/// of several, single columns, streaming first passes and encodes in place.
+#[test]
+fn every_phase_within_a_cache_line_gives_the_same_bits() {
+    let small_llc = Budgets::fixed(1 << 10, 2 << 10, 16 << 10);
+    fn check<F: Kernels>(spec: Transform<F>, budgets: Budgets) {
+        let input = Rng(23).vec::<F>(spec.input_len().unwrap());
+        let expected = run(&planner_on(Backend::Scalar, budgets, 1), &spec, &input);
+        for backend in simd_backends::<F>() {
+            for threads in [1, 2] {
+                let plan = planner_on(backend, budgets, threads).plan(&spec).unwrap();
+                let from = |src: &[F], dst: &mut [F]| plan.execute_from(src, dst).unwrap();
+                let in_place = |data: &mut [F]| plan.execute(data).unwrap();
+                // In place, an encode's message is the front of the data.
+                let in_place: InPlace<'_, F> = (spec.batch_count() == 1).then_some(&in_place);
+                let what = format!("{} {spec:?} {threads} threads", backend.name());
+                at_every_phase(&what, plan.len(), &input, &expected, &from, in_place);
+            }
+        }
+    }
+    for budgets in [tiny(), medium(), roomy()] {
+        // Rows of one register and of three; a single column (runs of many
+        // registers, then its transposed tail).
+        check(Transform::<BabyBear>::dft(10).lanes(16), budgets);
+        check(Transform::<KoalaBear>::idft(9).lanes(48), budgets);
+        check(Transform::<BabyBear>::dft(12), budgets);
+        check(Transform::<Goldilocks>::dft(9).lanes(24), budgets);
+        check(Transform::<Gf2_64>::additive_ntt(10).lanes(8), budgets);
+        check(Transform::<Gf2_64>::additive_intt(9).lanes(16), budgets);
+    }
+    // Streaming first passes (an output beyond the last-level cache budget),
+    // out of place and for an encode's replicas in place.
+    check(Transform::<BabyBear>::dft(11).lanes(16), small_llc);
+    check(
+        Transform::<BabyBear>::dft_encode(11, 2, BabyBear::new(7)).lanes(32),
+        small_llc,
+    );
+    check(
+        Transform::<Gf2_64>::additive_encode(11, 1).lanes(8),
+        small_llc,
+    );
+    check(
+        Transform::<Goldilocks>::dft(10)
+            .order(Order::BitReversed)
+            .lanes(8),
+        small_llc,
+    );
+}
+
+/// The fused coset LDE (its middle pass's scratch takes the output's phase)
+/// gives the unfused plans' bits at every phase of its input and output.
+#[test]
+fn fused_lde_at_every_phase_gives_the_same_bits() {
+    let budgets = Budgets::fixed(1 << 10, 16 << 10, 64 << 10);
+    let shift = BabyBear::new(31);
+    let input = Rng(29).vec::<BabyBear>((1 << 10) * 16);
+    let scalar = planner_on(Backend::Scalar, budgets, 1)
+        .plan_coset_lde::<BabyBear>(10, 2, shift, 16, Order::BitReversed)
+        .unwrap();
+    let mut expected = vec![BabyBear::ZERO; scalar.len()];
+    scalar.execute_from(&input, &mut expected).unwrap();
+    for backend in simd_backends::<BabyBear>() {
+        for threads in [1, 2] {
+            let lde = planner_on(backend, budgets, threads)
+                .plan_coset_lde::<BabyBear>(10, 2, shift, 16, Order::BitReversed)
+                .unwrap();
+            assert!(lde.is_fused(), "{lde}");
+            let from = |src: &[BabyBear], dst: &mut [BabyBear]| lde.execute_from(src, dst).unwrap();
+            let in_place = |data: &mut [BabyBear]| lde.execute(data).unwrap();
+            let what = format!("{} LDE, {threads} threads", backend.name());
+            at_every_phase(&what, lde.len(), &input, &expected, &from, Some(&in_place));
+        }
+    }
+}

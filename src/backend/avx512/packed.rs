@@ -247,10 +247,81 @@ fn stream_64<T>(v: __m512i, s: &mut [T]) {
     }
 }
 
+/// Lanes `[0, h)` of 16 × u32 from `lo` and lanes `[h, 16)` from `hi`'s
+/// first `16 − h` (two masked loads: each reads one cache line where the
+/// run they come from is re-framed, see `Packed::ALIGN`).
+#[inline(always)]
+fn load_pair_32<T>(lo: &[T], hi: &[T], h: usize) -> __m512i {
+    assert!(
+        core::mem::size_of::<T>() == 4 && 0 < h && h < 16 && lo.len() >= h && hi.len() >= 16 - h
+    );
+    let m = lanes_mask(h);
+    // SAFETY: AVX-512 F was detected before any kernel runs. The first load
+    // reads lanes [0, h) from `lo`, in bounds; the second reads lanes
+    // [h, 16) at `hi` − h + lane, that is hi[0 .. 16 − h], in bounds; its
+    // masked-off lanes are not accessed (the pointer below `hi` is only
+    // formed, with wrapping arithmetic, never read through).
+    unsafe {
+        let x = _mm512_maskz_loadu_epi32(m, lo.as_ptr().cast());
+        _mm512_mask_loadu_epi32(x, !m, hi.as_ptr().cast::<i32>().wrapping_sub(h))
+    }
+}
+
+/// Stores lanes `[0, h)` of 16 × u32 to `lo` and lanes `[h, 16)` to `hi`'s
+/// first `16 − h`: the inverse of [`load_pair_32`].
+#[inline(always)]
+fn store_pair_32<T>(v: __m512i, lo: &mut [T], hi: &mut [T], h: usize) {
+    assert!(
+        core::mem::size_of::<T>() == 4 && 0 < h && h < 16 && lo.len() >= h && hi.len() >= 16 - h
+    );
+    let m = lanes_mask(h);
+    // SAFETY: as in `load_pair_32`, for writes: lanes [0, h) go to lo[..h],
+    // lanes [h, 16) to hi[..16 − h]; masked-off lanes are not written.
+    unsafe {
+        _mm512_mask_storeu_epi32(lo.as_mut_ptr().cast(), m, v);
+        _mm512_mask_storeu_epi32(hi.as_mut_ptr().cast::<i32>().wrapping_sub(h), !m, v);
+    }
+}
+
+/// [`load_pair_32`] for 8 × u64.
+#[inline(always)]
+fn load_pair_64<T>(lo: &[T], hi: &[T], h: usize) -> __m512i {
+    assert!(core::mem::size_of::<T>() == 8 && 0 < h && h < 8 && lo.len() >= h && hi.len() >= 8 - h);
+    let m = lanes_mask(h) as u8;
+    // SAFETY: as in `load_pair_32`, with 8-byte lanes.
+    unsafe {
+        let x = _mm512_maskz_loadu_epi64(m, lo.as_ptr().cast());
+        _mm512_mask_loadu_epi64(x, !m, hi.as_ptr().cast::<i64>().wrapping_sub(h))
+    }
+}
+
+/// [`store_pair_32`] for 8 × u64.
+#[inline(always)]
+fn store_pair_64<T>(v: __m512i, lo: &mut [T], hi: &mut [T], h: usize) {
+    assert!(core::mem::size_of::<T>() == 8 && 0 < h && h < 8 && lo.len() >= h && hi.len() >= 8 - h);
+    let m = lanes_mask(h) as u8;
+    // SAFETY: as in `store_pair_32`, with 8-byte lanes.
+    unsafe {
+        _mm512_mask_storeu_epi64(lo.as_mut_ptr().cast(), m, v);
+        _mm512_mask_storeu_epi64(hi.as_mut_ptr().cast::<i64>().wrapping_sub(h), !m, v);
+    }
+}
+
 impl Packed for PackedGf2_64 {
     type F = crate::field::Gf2_64;
     const LANES: usize = 8;
     type Twiddle = __m512i;
+    const ALIGN: usize = 64;
+
+    #[inline(always)]
+    fn load_pair(lo: &[Self::F], hi: &[Self::F], h: usize) -> Self {
+        Self(load_pair_64(lo, hi, h))
+    }
+
+    #[inline(always)]
+    fn store_pair(self, lo: &mut [Self::F], hi: &mut [Self::F], h: usize) {
+        store_pair_64(self.0, lo, hi, h)
+    }
 
     #[inline(always)]
     fn load(s: &[Self::F], n: usize) -> Self {
@@ -432,6 +503,17 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
     type F = Monty31<P>;
     const LANES: usize = 16;
     type Twiddle = MontyTwiddle;
+    const ALIGN: usize = 64;
+
+    #[inline(always)]
+    fn load_pair(lo: &[Self::F], hi: &[Self::F], h: usize) -> Self {
+        Self::wrap(load_pair_32(lo, hi, h))
+    }
+
+    #[inline(always)]
+    fn store_pair(self, lo: &mut [Self::F], hi: &mut [Self::F], h: usize) {
+        store_pair_32(self.0, lo, hi, h)
+    }
 
     #[inline(always)]
     fn load(s: &[Self::F], n: usize) -> Self {
@@ -601,6 +683,18 @@ impl Packed for PackedGoldilocks {
     type F = Goldilocks;
     const LANES: usize = 8;
     type Twiddle = GoldilocksTwiddle;
+    const ALIGN: usize = 64;
+
+    #[inline(always)]
+    fn load_pair(lo: &[Self::F], hi: &[Self::F], h: usize) -> Self {
+        Self(load_pair_64(lo, hi, h))
+    }
+
+    #[inline(always)]
+    fn store_pair(self, lo: &mut [Self::F], hi: &mut [Self::F], h: usize) {
+        // Every lane is canonical (as in `store`).
+        store_pair_64(self.0, lo, hi, h)
+    }
 
     #[inline(always)]
     fn load(s: &[Goldilocks], n: usize) -> Self {
