@@ -7,9 +7,11 @@
 //! APIs consume their input matrix, so each run's copy of the input is made
 //! before its timing starts (`common::timed_fresh`; subtracting a separately
 //! measured copy time proved unstable on a noisy host). Every contestant of
-//! a shape runs once per round, in turn, for 5 rounds after a warm-up round,
-//! and each one's median is reported (`common::interleaved_medians`): a slow
-//! phase of a shared host then hits all of them alike. Each run, ours
+//! a shape runs once per round, in turn (each round starting one contestant
+//! later), for 5 rounds after a warm-up round, and each one's median is
+//! reported (`common::interleaved_medians`): a slow phase of a shared host
+//! then hits all of them alike, and no contestant always runs right after
+//! another. Each run, ours
 //! included, reads an input copied just before it starts, so every
 //! contestant finds its input as warm in the caches as the others do. Plonky3's SIMD
 //! packings are chosen at compile time: run with

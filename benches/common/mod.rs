@@ -85,18 +85,24 @@ pub fn timed_on_copy<'a, T: Clone>(
 /// The median time of each contestant, measured in alternating rounds
 /// (one warm-up round, then `rounds` rounds of one run each, in turn), so
 /// that a slow phase of a shared host hits every contestant alike instead
-/// of whichever happened to be running.
+/// of whichever happened to be running. Each round starts one contestant
+/// later than the last (round k runs k, k + 1, …, wrapping): on 2 threads
+/// the run right after another of ours measured up to 1.3 × slower than
+/// the same run placed first, whichever it was, so a fixed order would
+/// favour the first.
 #[allow(dead_code, reason = "not every bench compares contestants")]
 pub fn interleaved_medians(
     rounds: usize,
     contestants: &mut [&mut dyn FnMut() -> std::time::Duration],
 ) -> Vec<std::time::Duration> {
-    let mut times = vec![Vec::with_capacity(rounds); contestants.len()];
+    let n = contestants.len();
+    let mut times = vec![Vec::with_capacity(rounds); n];
     for round in 0..=rounds {
-        for (run, times) in contestants.iter_mut().zip(&mut times) {
-            let t = run();
+        for i in 0..n {
+            let c = (round + i) % n;
+            let t = contestants[c]();
             if round > 0 {
-                times.push(t);
+                times[c].push(t);
             }
         }
     }
