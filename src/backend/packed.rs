@@ -45,11 +45,12 @@ pub(crate) trait Packed: Copy {
     /// A twiddle register whose lane i holds `w[i >> shift]`
     /// (`w` holds at least `LANES >> shift` twiddles).
     fn load_twiddles(w: &[<Self::F as Field>::Twiddle], shift: usize) -> Self::Twiddle;
-    /// Bytes of one register in memory when a full load or store of it at
-    /// an address aligned to this touches a single cache line; 0 where the
-    /// kernels need not re-frame runs (NEON's 16-byte registers, which Rust's
-    /// slices of 4- and 8-byte elements meet at 16-byte-aligned rows, and
-    /// AVX2, whose masked stores cost more than the line splits they save).
+    /// The alignment, in bytes, at which a full register load or store
+    /// touches one cache line (the register's size, 64, on AVX-512); 0
+    /// where the kernels do not re-frame runs: NEON (16-byte registers, and
+    /// allocators align large buffers to 16 bytes) and AVX2 (whose 32-byte
+    /// registers split a line at every other one on such buffers; not built
+    /// or measured).
     ///
     /// Large `Vec`s come from the allocator 16 bytes past a page boundary,
     /// so every 64-byte register of their rows would straddle two cache
