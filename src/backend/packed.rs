@@ -575,14 +575,21 @@ pub(crate) fn register_rounds_body<P: Packed, const KIND: u8>(
     }
 }
 
+/// Registers a run needs before it is re-framed: a shorter run's two masked
+/// loads and two masked stores per pair cost more than the line splits they
+/// save (in L2, 8-lane GF(2^64) rows, one register a run in the last groups,
+/// took 1.07 × as long re-framed; from 8 registers on re-framing is neutral
+/// in L2 and saves the splits' cost in memory-bound passes).
+const MIN_REFRAMED_REGISTERS: usize = 8;
+
 /// The re-framing offset of a run of `len` elements at `ptr` (see
 /// [`Packed::ALIGN`]): the elements before the first aligned address, or 0
-/// where the run is aligned, shorter than a register or not whole
-/// registers, or `P` never re-frames. Runs `len` apart share it.
+/// where the run is aligned, shorter than [`MIN_REFRAMED_REGISTERS`] or not
+/// whole registers, or `P` never re-frames. Runs `len` apart share it.
 #[inline(always)]
 fn frame<P: Packed>(ptr: *const P::F, len: usize) -> usize {
     let size = core::mem::size_of::<P::F>();
-    if P::ALIGN == 0 || len < P::LANES || !len.is_multiple_of(P::LANES) {
+    if P::ALIGN == 0 || len < MIN_REFRAMED_REGISTERS * P::LANES || !len.is_multiple_of(P::LANES) {
         return 0;
     }
     let misaligned = ptr as usize % P::ALIGN;
