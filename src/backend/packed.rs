@@ -65,8 +65,10 @@ pub(crate) trait Packed: Copy {
     /// `hi[..LANES − h]` (0 < h < LANES).
     #[inline(always)]
     fn load_pair(lo: &[Self::F], hi: &[Self::F], h: usize) -> Self {
-        // Portable form through a buffer; the ISAs with `ALIGN` set override
-        // it with two masked loads.
+        // Portable form through a buffer. Kernels call it only where `ALIGN`
+        // is set, and the one ISA that sets it (AVX-512) overrides it with
+        // two masked loads, so no kernel reaches this body today; it keeps
+        // a new ISA that sets `ALIGN` correct before it has its own.
         let mut buf = [<Self::F as num_traits::Zero>::zero(); 16];
         buf[..h].copy_from_slice(&lo[..h]);
         buf[h..Self::LANES].copy_from_slice(&hi[..Self::LANES - h]);

@@ -55,11 +55,16 @@ impl<F: Copy + Default> ScratchPool<F> {
     pub(super) fn with_like<R>(&self, like: usize, f: impl FnOnce(&mut [F]) -> R) -> R {
         let taken = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut buf = taken.unwrap_or_else(|| vec![F::default(); self.len + slack::<F>()]);
+        // Bytes from the buffer's phase to `like`'s, in whole elements
+        // (else the buffer's start: an element size that does not divide
+        // the distance cannot match it).
         let size = core::mem::size_of::<F>().max(1);
-        let offset = (0..=slack::<F>())
-            .find(|&k| (buf.as_ptr() as usize + k * size) % 64 == like % 64)
-            .unwrap_or(0);
-        debug_assert!(offset * size <= 64);
+        let bytes = (like % 64 + 64 - buf.as_ptr() as usize % 64) % 64;
+        let offset = if bytes.is_multiple_of(size) {
+            bytes / size
+        } else {
+            0
+        };
         let result = f(&mut buf[offset..offset + self.len]);
         self.free
             .lock()

@@ -307,21 +307,30 @@ fn store_pair_64<T>(v: __m512i, lo: &mut [T], hi: &mut [T], h: usize) {
     }
 }
 
+/// `ALIGN`, `load_pair` and `store_pair` of an AVX-512 packed type from
+/// its lane width's pair functions; `$wrap` makes the type from a register.
+macro_rules! pair_methods {
+    ($load:ident, $store:ident, $wrap:path) => {
+        const ALIGN: usize = 64;
+
+        #[inline(always)]
+        fn load_pair(lo: &[Self::F], hi: &[Self::F], h: usize) -> Self {
+            $wrap($load(lo, hi, h))
+        }
+
+        /// Every lane stored is as the type holds it (canonical).
+        #[inline(always)]
+        fn store_pair(self, lo: &mut [Self::F], hi: &mut [Self::F], h: usize) {
+            $store(self.0, lo, hi, h)
+        }
+    };
+}
+
 impl Packed for PackedGf2_64 {
     type F = crate::field::Gf2_64;
     const LANES: usize = 8;
     type Twiddle = __m512i;
-    const ALIGN: usize = 64;
-
-    #[inline(always)]
-    fn load_pair(lo: &[Self::F], hi: &[Self::F], h: usize) -> Self {
-        Self(load_pair_64(lo, hi, h))
-    }
-
-    #[inline(always)]
-    fn store_pair(self, lo: &mut [Self::F], hi: &mut [Self::F], h: usize) {
-        store_pair_64(self.0, lo, hi, h)
-    }
+    pair_methods!(load_pair_64, store_pair_64, Self);
 
     #[inline(always)]
     fn load(s: &[Self::F], n: usize) -> Self {
@@ -503,17 +512,7 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
     type F = Monty31<P>;
     const LANES: usize = 16;
     type Twiddle = MontyTwiddle;
-    const ALIGN: usize = 64;
-
-    #[inline(always)]
-    fn load_pair(lo: &[Self::F], hi: &[Self::F], h: usize) -> Self {
-        Self::wrap(load_pair_32(lo, hi, h))
-    }
-
-    #[inline(always)]
-    fn store_pair(self, lo: &mut [Self::F], hi: &mut [Self::F], h: usize) {
-        store_pair_32(self.0, lo, hi, h)
-    }
+    pair_methods!(load_pair_32, store_pair_32, Self::wrap);
 
     #[inline(always)]
     fn load(s: &[Self::F], n: usize) -> Self {
@@ -683,18 +682,7 @@ impl Packed for PackedGoldilocks {
     type F = Goldilocks;
     const LANES: usize = 8;
     type Twiddle = GoldilocksTwiddle;
-    const ALIGN: usize = 64;
-
-    #[inline(always)]
-    fn load_pair(lo: &[Self::F], hi: &[Self::F], h: usize) -> Self {
-        Self(load_pair_64(lo, hi, h))
-    }
-
-    #[inline(always)]
-    fn store_pair(self, lo: &mut [Self::F], hi: &mut [Self::F], h: usize) {
-        // Every lane is canonical (as in `store`).
-        store_pair_64(self.0, lo, hi, h)
-    }
+    pair_methods!(load_pair_64, store_pair_64, Self);
 
     #[inline(always)]
     fn load(s: &[Goldilocks], n: usize) -> Self {
