@@ -1,7 +1,7 @@
 //! The integration suite as one test binary: one link and one instantiation
 //! of the generic kernels instead of one per file, which is most of the
 //! build time of `cargo test`. Tests that need a process of their own (a
-//! counting global allocator, Miri, sanitizer controls, the `plonky3`
+//! counting global allocator, sanitizer controls, the `plonky3`
 //! feature) stay separate files in `tests/`.
 
 #[path = "../common/mod.rs"]
@@ -12,6 +12,7 @@ mod binary;
 mod concurrency;
 mod errors;
 mod lattice;
+mod miri;
 mod plans;
 mod stark;
 mod transforms;

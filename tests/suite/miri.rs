@@ -1,5 +1,6 @@
-//! A suite small enough for Miri (`cargo +nightly miri test --test miri`),
-//! run by plain `cargo test` too: every family, every plan shape (forced by
+//! A suite small enough for Miri
+//! (`cargo +nightly miri test --test suite miri::`), run by plain
+//! `cargo test` too: every family, every plan shape (forced by
 //! tiny budgets), every `execute` variant, serial and on two threads, on
 //! every backend this build can run, each checked against the naive
 //! definition. Under Miri it checks the unsafe code (strided tiles, scratch
@@ -11,8 +12,13 @@
 //! ```text
 //! RUSTFLAGS="-C target-feature=+pclmulqdq,+avx512f,+avx512bw,+avx512vl,+avx512dq,+vpclmulqdq,+gfni" \
 //! MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-tree-borrows -Zmiri-permissive-provenance -Zmiri-ignore-leaks" \
-//! cargo +nightly miri test --test miri
+//! cargo +nightly miri test --test suite miri::
 //! ```
+//!
+//! It is a module of the suite binary, not a test file of its own, so that a
+//! native `cargo test` instantiates the generic kernels once (a binary of its
+//! own cost a minute or two of build time); Miri builds the whole suite but
+//! interprets only these tests.
 //!
 //! Isolation is off so `Budgets::detect` can read sysfs; Tree Borrows
 //! because crossbeam-epoch (under rayon) breaks the Stacked Borrows rules;
@@ -22,9 +28,7 @@
 //! naming the intrinsic: the AVX-512 packed Montgomery kernels run, the
 //! AVX-512 lattice and GF(2^64) kernels do not.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use nttfuse::*;
 
 /// Sizes shrink under Miri (an interpreter) and stay modest natively.
