@@ -76,6 +76,16 @@ pub enum Error {
         /// Bytes asked for.
         bytes: usize,
     },
+    /// Raw words that are not all canonical residues (in `[0, q)`), given
+    /// where the field's elements are expected. Which word is out of range
+    /// is not said: the check is one constant-time pass, so that it leaks
+    /// nothing but its verdict about secret coefficients.
+    NotCanonical {
+        /// The field.
+        field: &'static str,
+        /// Words checked.
+        len: usize,
+    },
     /// A thread count of zero, or a thread pool that could not be built.
     Threads {
         /// What went wrong.
@@ -135,6 +145,10 @@ impl fmt::Display for Error {
             Error::OutOfMemory { what, bytes } => {
                 write!(f, "out of memory: {what} need {bytes} bytes")
             }
+            Error::NotCanonical { field, len } => write!(
+                f,
+                "the {len} raw words are not all canonical {field} residues (each in [0, q))"
+            ),
             Error::Threads { reason } => write!(f, "threads: {reason}"),
         }
     }

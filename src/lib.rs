@@ -49,7 +49,9 @@ pub use num_traits;
 pub use plan::{
     AdditiveLdePlan, Budgets, Cost, Group, LdePlan, Pass, PassKind, Plan, Planner, Step, Threads,
 };
-pub use transform::{reference, Basis, ButterflyKind, Direction, Family, Order, Transform};
+pub use transform::{
+    reference, Basis, ButterflyKind, Direction, Family, NttOrder, Order, Reduction, Transform,
+};
 
 /// Compile-time check: plans can be shared across threads.
 const _: () = {

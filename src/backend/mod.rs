@@ -23,8 +23,6 @@
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
-#[cfg(target_arch = "x86_64")]
-mod basemul;
 mod lattice;
 pub mod layout;
 mod memory;
@@ -32,6 +30,7 @@ mod memory;
 mod neon;
 #[allow(dead_code)] // used by the SIMD backends of the target's architecture
 mod packed;
+pub(crate) mod ring;
 mod scalar;
 
 pub(crate) use memory::{
@@ -57,7 +56,7 @@ pub(crate) fn mlkem_multiply_ntts(a: &[MlKem; 256], b: &[MlKem; 256]) -> Option<
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: AVX2 was detected just above.
-        return Some(unsafe { basemul::multiply_ntts(a, b) });
+        return Some(unsafe { avx2::basemul::multiply_ntts(a, b) });
     }
     #[cfg(target_arch = "aarch64")]
     return Some(neon::basemul::multiply_ntts(a, b));
@@ -406,6 +405,30 @@ pub trait Kernels: Field {
         moves_around(buf, moves, |buf| Self::run_group(backend, buf, group));
     }
 
+    /// The whole-polynomial kernel of a lattice ring plan on `backend` (the
+    /// ML-KEM and ML-DSA NTTs over whole polynomials), from the transform's
+    /// heap-ordered twiddles and, inverse, its scale; `None` for fields
+    /// without one. Internal: plans call it.
+    #[doc(hidden)]
+    fn ring_kernel(
+        backend: Checked<Self>,
+        mode: ring::RingMode,
+        heap: &[Self::Twiddle],
+        scale: Option<Self>,
+    ) -> Option<ring::RingKernel<Self::Twiddle>> {
+        let _ = (backend, mode, heap, scale);
+        None
+    }
+
+    /// The raw words of elements a ring kernel runs on (the lattice fields'
+    /// `repr(transparent)` words). Internal: only plans holding a ring
+    /// kernel call it, and only lattice fields have one.
+    #[doc(hidden)]
+    fn ring_words(data: &mut [Self]) -> &mut [Self::Twiddle] {
+        let _ = data;
+        unreachable!("only the lattice fields have ring kernels")
+    }
+
     /// For [`Backend::register_rounds`]: runs `rounds` rounds of two radix-8
     /// butterfly sets held in `backend`'s registers and returns the
     /// register's lanes, or `None` where `backend` has no packed kernel for
@@ -422,7 +445,11 @@ pub trait Kernels: Field {
 }
 
 /// Runs `run` on `buf` between the copies `moves` asks for.
-fn moves_around<F: Copy>(buf: &mut [F], moves: &mut RowMoves<'_, F>, run: impl FnOnce(&mut [F])) {
+pub(crate) fn moves_around<F: Copy>(
+    buf: &mut [F],
+    moves: &mut RowMoves<'_, F>,
+    run: impl FnOnce(&mut [F]),
+) {
     if let Some(from) = &moves.from {
         from.copy_into(buf);
     }
@@ -619,13 +646,18 @@ impl Kernels for BabyBear4 {}
 /// (`ExtensionOf::as_base_slice_mut`); a `Gf2_192` plan uses the portable kernels.
 impl Kernels for Gf2_192 {}
 
-/// The lattice fields' kernels: portable lazy groups, the whole polynomial in
-/// registers on AVX-512 (`$avx` kernel module) and NEON (lane type `$neon`).
+/// The lattice fields' kernels: whole polynomials (the NTT and its inverse
+/// over 256 coefficients, one column each) run as ring kernels on every
+/// backend (`backend::ring`); other shapes (interleaved columns, DFTs of
+/// other sizes, budgets that force smaller groups) run portable lazy groups.
 macro_rules! lattice_kernels {
-    ($field:ty, $raw:ty, $layers:literal, $avx:ident, $neon:ident, $neon_name:literal) => {
+    ($field:ty, $raw:ty, $layers:literal, $select:ident) => {
         impl Kernels for $field {
             fn has_kernels(backend: Backend) -> bool {
-                matches!(backend, Backend::Scalar | Backend::Avx512 | Backend::Neon)
+                matches!(
+                    backend,
+                    Backend::Scalar | Backend::Avx512 | Backend::Avx2 | Backend::Neon
+                )
             }
             fn whole_block_in_registers(
                 backend: Backend,
@@ -633,10 +665,8 @@ macro_rules! lattice_kernels {
                 lanes: usize,
                 layers: usize,
             ) -> bool {
-                matches!(backend, Backend::Avx512 | Backend::Neon)
-                    && log_rows == 8
-                    && lanes == 1
-                    && layers == $layers
+                let _ = backend;
+                log_rows == 8 && lanes == 1 && layers == $layers
             }
             fn only_whole_blocks(backend: Backend) -> bool {
                 backend != Backend::Scalar
@@ -648,95 +678,39 @@ macro_rules! lattice_kernels {
             ) -> Option<LazyBounds> {
                 Some(lazy_bounds::<$field>(kind, layers, input_bound))
             }
-            fn layout_twiddles(
-                backend: Backend,
-                whole_block: bool,
-                heap: Vec<$raw>,
-                superblocks: usize,
-            ) -> Vec<$raw> {
-                match (backend, whole_block) {
-                    #[cfg(target_arch = "x86_64")]
-                    (Backend::Avx512, true) => heap
-                        .chunks_exact(heap.len() / superblocks)
-                        .flat_map(avx512::$avx::table)
-                        .collect(),
-                    #[cfg(target_arch = "aarch64")]
-                    (Backend::Neon, true) => heap
-                        .chunks_exact(heap.len() / superblocks)
-                        .flat_map(neon::lattice::table::<core::arch::aarch64::$neon>)
-                        .collect(),
-                    _ => heap,
-                }
-            }
             fn kernel_name(backend: Backend, whole_block: bool) -> &'static str {
-                match (backend, whole_block) {
-                    (Backend::Avx512, true) => "avx512: all layers in registers",
-                    (Backend::Neon, true) => $neon_name,
-                    _ => "portable lazy",
+                let _ = backend;
+                if whole_block {
+                    "ring kernel"
+                } else {
+                    "portable lazy"
                 }
             }
             fn run_group(backend: Checked<Self>, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
-                // The whole-polynomial kernels run exactly the groups plans
-                // make: all layers from canonical input to canonical output,
-                // scaled where (and only where) they are inverse.
-                let whole = group.whole_block
-                    && group.log_rows == 8
-                    && group.width == 1
-                    && group.log_radix == $layers
-                    && group.input_bound <= 1
-                    && group.canonical_output
-                    && (group.kind == ButterflyKind::CooleyTukey) == group.scale.is_none();
-                match (backend.backend(), whole) {
-                    #[cfg(target_arch = "x86_64")]
-                    (Backend::Avx512, true) => {
-                        use crate::field::LatticeField;
-                        let scale = group.scale.map(<$field>::value);
-                        // SAFETY: a `Checked<Self>` for Backend::Avx512 is
-                        // only made by `Backend::check`, after it found
-                        // AVX-512 F and BW on this CPU.
-                        unsafe {
-                            avx512::$avx::run(
-                                <$field>::raw_slice(buf),
-                                group.twiddles,
-                                group.kind,
-                                scale,
-                            )
-                        }
-                    }
-                    #[cfg(target_arch = "aarch64")]
-                    (Backend::Neon, true) => {
-                        use crate::field::LatticeField;
-                        let scale = group.scale.map(<$field>::value);
-                        neon::lattice::run::<core::arch::aarch64::$neon>(
-                            <$field>::raw_slice(buf),
-                            group.twiddles,
-                            group.kind,
-                            scale,
-                        )
-                    }
-                    _ => lattice::run_group(buf, group),
-                }
+                // Whole polynomials run as the plan's ring kernel, never here.
+                let _ = backend;
+                assert!(!group.whole_block, "whole polynomials run as ring kernels");
+                lattice::run_group(buf, group)
+            }
+            fn ring_kernel(
+                backend: Checked<Self>,
+                mode: ring::RingMode,
+                heap: &[$raw],
+                scale: Option<Self>,
+            ) -> Option<ring::RingKernel<$raw>> {
+                let scale = scale.map_or(0, <$field>::prepare_twiddle);
+                Some(ring::select::$select(backend, mode, heap, scale))
+            }
+            fn ring_words(data: &mut [Self]) -> &mut [$raw] {
+                use crate::field::LatticeField;
+                <$field>::raw_slice(data)
             }
         }
     };
 }
 
-lattice_kernels!(
-    MlKem,
-    i16,
-    7,
-    mlkem,
-    int16x8_t,
-    "neon: layers 1-3 | 4-7 in registers"
-);
-lattice_kernels!(
-    MlDsa,
-    i32,
-    8,
-    mldsa,
-    int32x4_t,
-    "neon: layers 1-4 | 5-8 in registers"
-);
+lattice_kernels!(MlKem, i16, 7, mlkem);
+lattice_kernels!(MlDsa, i32, 8, mldsa);
 
 /// Checks the shape every portable kernel relies on: `buf` is whole
 /// super-blocks and `twiddles` holds whole sets of 2^log_radix − 1 that cycle

@@ -69,3 +69,72 @@ pub trait LatticeField: Field<Twiddle = <Self as LatticeField>::Raw> {
     /// The element a raw word (any value) stands for.
     fn from_raw_residue(a: Self::Raw) -> Self;
 }
+
+/// Zero-copy views between a lattice field's elements and its raw words
+/// (`repr(transparent)`), for codebases whose polynomials are `[i16; 256]`
+/// or `[i32; 256]`. Raw words become elements only when every one is
+/// canonical, checked in one constant-time pass.
+macro_rules! raw_views {
+    ($field:ty, $raw:ty, $q:expr) => {
+        impl $field {
+            /// The raw words of `elements` (canonical residues), zero-copy.
+            ///
+            /// ```
+            #[doc = concat!("use nttfuse::", stringify!($field), ";")]
+            #[doc = concat!("let poly = [", stringify!($field), "::new(5); 256];")]
+            #[doc = concat!("let raw: &[", stringify!($raw), "] = ", stringify!($field), "::as_raw(&poly);")]
+            /// assert_eq!(raw[0], 5);
+            /// ```
+            pub fn as_raw(elements: &[Self]) -> &[$raw] {
+                // SAFETY: `Self` is `repr(transparent)` over the raw word:
+                // same size, alignment and validity; the length is kept.
+                unsafe { core::slice::from_raw_parts(elements.as_ptr().cast(), elements.len()) }
+            }
+
+            /// `raw` as elements, zero-copy, if every word is canonical
+            /// (in `[0, q)`); [`Error::NotCanonical`](crate::Error::NotCanonical)
+            /// otherwise. The check is branch-free over the words (one
+            /// branch on its verdict).
+            ///
+            /// ```
+            #[doc = concat!("use nttfuse::", stringify!($field), ";")]
+            #[doc = concat!("let raw: [", stringify!($raw), "; 4] = [0, 1, 2, 3];")]
+            #[doc = concat!("let poly = ", stringify!($field), "::try_from_raw(&raw)?;")]
+            #[doc = concat!("assert_eq!(poly[3], ", stringify!($field), "::new(3));")]
+            #[doc = concat!("assert!(", stringify!($field), "::try_from_raw(&[-1]).is_err());")]
+            /// # Ok::<(), nttfuse::Error>(())
+            /// ```
+            pub fn try_from_raw(raw: &[$raw]) -> Result<&[Self], crate::Error> {
+                Self::check_canonical(raw)?;
+                // SAFETY: `repr(transparent)`, and every word is canonical
+                // (the invariant of `Self`), checked just above.
+                Ok(unsafe { core::slice::from_raw_parts(raw.as_ptr().cast(), raw.len()) })
+            }
+
+            /// [`try_from_raw`](Self::try_from_raw), mutable: the elements
+            /// can be transformed in place and read back as raw words.
+            pub fn try_from_raw_mut(raw: &mut [$raw]) -> Result<&mut [Self], crate::Error> {
+                Self::check_canonical(raw)?;
+                // SAFETY: as in `try_from_raw`; the borrow is handed on.
+                Ok(unsafe { core::slice::from_raw_parts_mut(raw.as_mut_ptr().cast(), raw.len()) })
+            }
+
+            /// `Ok` if every word is in `[0, q)`: the words' sign bits and
+            /// those of `q − 1 − x` are ORed together, so the pass has no
+            /// branch and no index that depends on a word.
+            fn check_canonical(raw: &[$raw]) -> Result<(), crate::Error> {
+                let q: $raw = $q;
+                let flags = raw.iter().fold(0, |acc: $raw, &x| acc | x | (q - 1).wrapping_sub(x));
+                if flags < 0 {
+                    Err(crate::Error::NotCanonical {
+                        field: <Self as crate::field::Field>::NAME,
+                        len: raw.len(),
+                    })
+                } else {
+                    Ok(())
+                }
+            }
+        }
+    };
+}
+pub(crate) use raw_views;

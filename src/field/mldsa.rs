@@ -196,3 +196,5 @@ impl LatticeField for MlDsa {
         unsafe { core::slice::from_raw_parts_mut(data.as_mut_ptr().cast::<i32>(), data.len()) }
     }
 }
+
+super::lattice::raw_views!(MlDsa, i32, Q);

@@ -199,3 +199,5 @@ impl super::lattice::LatticeField for MlKem {
         unsafe { core::slice::from_raw_parts_mut(data.as_mut_ptr().cast::<i16>(), data.len()) }
     }
 }
+
+super::lattice::raw_views!(MlKem, i16, Q);

@@ -79,7 +79,10 @@ impl<F: Kernels> Plan<F> {
         let scaled_layers = self.spec.layer_end() - self.spec.first_layer();
         for group in &pass.groups {
             let mut line = format!("  group    {}", layers(&group.layers));
-            let kernel = F::kernel_name(self.backend(), group.whole_block);
+            let kernel = match &self.ring {
+                Some(ring) if group.whole_block => ring.description(),
+                _ => F::kernel_name(self.backend(), group.whole_block),
+            };
             if group.whole_block {
                 line += &format!(" whole block ({kernel})");
             } else {
@@ -114,6 +117,7 @@ impl<F: Kernels> Plan<F> {
                 };
             }
             if group.canonical_output
+                && self.ring.is_none()
                 && (group.bounds.is_some()
                     || (group.whole_block && F::group_bounds(self.kind, 1, 1).is_some()))
             {

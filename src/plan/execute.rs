@@ -49,6 +49,9 @@ impl<F: Kernels> Plan<F> {
     /// row-major, items one after another). For an encode, each item's message
     /// occupies its first 2^(log_n − rate) rows and is overwritten by the codeword.
     pub fn execute(&self, data: &mut [F]) -> Result<(), Error> {
+        if let (true, Some(ring)) = (self.ring_direct, &self.ring) {
+            return self.execute_ring(ring, data);
+        }
         self.check_in_place()?;
         self.check_len("data", data.len(), self.len())?;
         self.run(data, Source::InPlace, &Scratch::Pool);
@@ -61,6 +64,10 @@ impl<F: Kernels> Plan<F> {
     pub fn execute_from(&self, input: &[F], output: &mut [F]) -> Result<(), Error> {
         self.check_len("input", input.len(), self.input_len())?;
         self.check_len("output", output.len(), self.len())?;
+        if let (true, Some(ring)) = (self.ring_direct, &self.ring) {
+            output.copy_from_slice(input);
+            return self.execute_ring(ring, output);
+        }
         self.run(output, Source::Buffer(input), &Scratch::Pool);
         Ok(())
     }
@@ -68,6 +75,9 @@ impl<F: Kernels> Plan<F> {
     /// Runs in place on the calling thread with caller-owned scratch of at
     /// least [`scratch_len`](Plan::scratch_len) elements (rustfft style).
     pub fn execute_with_scratch(&self, data: &mut [F], scratch: &mut [F]) -> Result<(), Error> {
+        if let (true, Some(ring)) = (self.ring_direct, &self.ring) {
+            return self.execute_ring(ring, data);
+        }
         self.check_in_place()?;
         self.check_len("data", data.len(), self.len())?;
         if scratch.len() < self.scratch_len() {
@@ -102,7 +112,12 @@ impl<F: Kernels> Plan<F> {
         Ok(())
     }
 
-    fn check_len(&self, what: &'static str, got: usize, expected: usize) -> Result<(), Error> {
+    pub(super) fn check_len(
+        &self,
+        what: &'static str,
+        got: usize,
+        expected: usize,
+    ) -> Result<(), Error> {
         if got == expected {
             Ok(())
         } else {
@@ -544,7 +559,11 @@ impl<F: Kernels> Plan<F> {
                 from: from.take(),
                 to: if index == last { to.take() } else { None },
             };
-            if moves.from.is_none() && moves.to.is_none() {
+            if let (Some(ring), true) = (&self.ring, group.whole_block) {
+                // Whole polynomials: the plan's ring kernel, on the tile's
+                // blocks (one item's polynomial each).
+                crate::backend::moves_around(buf, &mut moves, |buf| ring.run(F::ring_words(buf)));
+            } else if moves.from.is_none() && moves.to.is_none() {
                 self.kernels.run(buf, &kernel);
             } else {
                 self.kernels.run_group_moving(buf, &kernel, &mut moves);

@@ -32,6 +32,7 @@ mod display;
 mod execute;
 mod lde;
 mod planner;
+mod ring;
 mod scratch;
 
 pub use lde::{AdditiveLdePlan, LdePlan};
@@ -182,6 +183,12 @@ pub struct Plan<F: Kernels> {
     budgets: Budgets,
     scratch: scratch::ScratchPool<F>,
     cost: Cost,
+    /// The whole-polynomial kernel of a ring plan (the lattice NTTs over
+    /// whole polynomials): `execute` runs it directly.
+    ring: Option<crate::backend::ring::RingKernel<F::Twiddle>>,
+    /// The plan is its ring kernel and nothing else (one pass, no bit
+    /// reversal): `execute` calls the kernel straight away.
+    ring_direct: bool,
 }
 
 impl<F: Kernels> Plan<F> {
@@ -259,6 +266,8 @@ impl<F: Kernels> Plan<F> {
             && self.scale.is_none()
             && next.scale.is_none()
             && next.fold.is_empty()
+            && self.ring.is_none()
+            && next.ring.is_none()
             && next.source_rows == 1 << next.log_n
             && !next.spec.input_is_lane_major();
         if !compatible {

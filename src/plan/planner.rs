@@ -416,6 +416,9 @@ impl Planner {
             })
             .max()
             .unwrap_or(0);
+        let ring = super::ring::ring_kernel(spec, kernels, &steps, &twiddles, schedule.scale)?;
+        let steps_len = steps.len();
+        let twiddle_bytes = ring.as_ref().map_or(twiddle_bytes, |r| r.table_bytes());
         let data_bytes = (schedule.lanes << schedule.log_n) * schedule.batch * elem;
         // Input rows of one item: the message of an encode, all 2^log_n rows
         // of a pruned transform (whose schedule is only the kept part's).
@@ -446,6 +449,8 @@ impl Planner {
             pool,
             budgets: self.budgets,
             scratch: ScratchPool::new(scratch_bytes / elem.max(1), self.threads.workers())?,
+            ring_direct: ring.is_some() && steps_len == 1,
+            ring,
         })
     }
 }

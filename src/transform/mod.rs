@@ -28,11 +28,13 @@ pub mod mldsa;
 pub mod mlkem;
 mod multiplicative;
 pub mod reference;
+pub mod ring;
 
 use crate::error::Error;
 use crate::field::{BinaryField, Field, MlDsa, MlKem, TwoAdicField};
 
 pub use additive::Basis;
+pub use ring::{NttOrder, Reduction};
 
 /// Forward or inverse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -117,6 +119,11 @@ pub struct Transform<F: Field> {
     shift: F,
     lane_major_input: bool,
     prune: u32,
+    reduction: Reduction,
+    ntt_order: NttOrder,
+    /// Where a standard-order coefficient sits in the permuted order (the
+    /// lattice transforms; the identity elsewhere).
+    permuted_address: fn(usize) -> usize,
     twiddles_fn: fn(&Transform<F>) -> Vec<Vec<F>>,
     fold_fn: fn(&Transform<F>) -> Vec<F>,
     scale_fn: fn(&Transform<F>) -> Option<F>,
@@ -144,6 +151,9 @@ impl<F: Field> Transform<F> {
             shift: F::zero(),
             lane_major_input: false,
             prune: 0,
+            reduction: Reduction::Canonical,
+            ntt_order: NttOrder::Standard,
+            permuted_address: |c| c,
             twiddles_fn: |_| Vec::new(),
             fold_fn: |_| Vec::new(),
             scale_fn: |_| None,
@@ -268,6 +278,62 @@ impl<F: Field> Transform<F> {
         }
         self.shift = shift;
         self
+    }
+
+    /// How far a lattice NTT reduces its outputs: [`Reduction::Canonical`]
+    /// (the default, the standards' values) or [`Reduction::Lazy`] (raw
+    /// words within the bound the plan prints, for
+    /// [`Plan::execute_raw`](crate::Plan::execute_raw)). A lazy inverse
+    /// ML-KEM NTT also takes any `i16` as input (as mlkem-native's does).
+    /// Only the ML-KEM and ML-DSA NTTs (one column per polynomial) have
+    /// this option.
+    ///
+    /// ```
+    /// use nttfuse::{MlKem, Planner, Reduction, Transform};
+    /// let spec = Transform::<MlKem>::negacyclic_forward().reduction(Reduction::Lazy);
+    /// let plan = Planner::new().plan(&spec)?;
+    /// let mut poly = [1i16; 256];
+    /// plan.execute_raw(&mut poly)?;
+    /// assert!(poly.iter().all(|&a| a.unsigned_abs() < 8 * 3329));
+    /// # Ok::<(), nttfuse::Error>(())
+    /// ```
+    pub fn reduction(mut self, reduction: Reduction) -> Self {
+        if self.family != Family::Negacyclic {
+            self.unsupported = Some("a reduction mode on a transform that is not a lattice NTT");
+        }
+        self.reduction = reduction;
+        self
+    }
+
+    /// The order of a lattice NTT's output (forward) or input (inverse):
+    /// [`NttOrder::Standard`] (the default, FIPS 203 / 204) or
+    /// [`NttOrder::Permuted`], the order the SIMD kernels leave, for
+    /// codebases that keep the NTT domain private (products take either).
+    pub fn ntt_order(mut self, order: NttOrder) -> Self {
+        if self.family != Family::Negacyclic {
+            self.unsupported = Some("an NTT order on a transform that is not a lattice NTT");
+        }
+        self.ntt_order = order;
+        self
+    }
+
+    /// The reduction mode ([`Transform::reduction`]).
+    pub fn reduction_mode(&self) -> Reduction {
+        self.reduction
+    }
+
+    /// The NTT-domain order ([`Transform::ntt_order`]).
+    pub fn ntt_domain_order(&self) -> NttOrder {
+        self.ntt_order
+    }
+
+    /// Where standard-order coefficient `c` sits in this transform's NTT
+    /// domain order.
+    pub(crate) fn ntt_address(&self, c: usize) -> usize {
+        match self.ntt_order {
+            NttOrder::Standard => c,
+            NttOrder::Permuted => (self.permuted_address)(c),
+        }
     }
 
     /// The family.
@@ -461,9 +527,18 @@ impl<F: Field> Transform<F> {
                 }
             ),
             Family::Negacyclic => format!(
-                "negacyclic NTT {dir}, n = 2^{}, layers 1-{}",
+                "negacyclic NTT {dir}, n = 2^{}, layers 1-{}{}{}",
                 self.log_n,
-                self.layer_end()
+                self.layer_end(),
+                match (self.ntt_order, self.direction) {
+                    (NttOrder::Standard, _) => "",
+                    (NttOrder::Permuted, Direction::Forward) => ", output permuted",
+                    (NttOrder::Permuted, Direction::Inverse) => ", input permuted",
+                },
+                match self.reduction {
+                    Reduction::Canonical => "",
+                    Reduction::Lazy => ", lazy",
+                }
             ),
             Family::Additive if self.encode => format!(
                 "additive encode, n = 2^{}, rate 2^-{}, {} basis",
@@ -591,6 +666,7 @@ impl Transform<MlKem> {
         let mut t = Self::new(Family::Negacyclic, Direction::Forward, 8, 8);
         t.layer_end = Some(7);
         t.negacyclic_root = MlKem::new(17);
+        t.permuted_address = |c| ring::permuted_address(c, 2, 1);
         t.twiddles_fn = multiplicative::negacyclic_twiddles::<MlKem>;
         t.reference_fn = reference::negacyclic_column::<MlKem>;
         t
@@ -614,6 +690,7 @@ impl Transform<MlDsa> {
         let mut t = Self::new(Family::Negacyclic, Direction::Forward, 8, 8);
         t.layer_end = Some(8);
         t.negacyclic_root = MlDsa::new(1753);
+        t.permuted_address = |c| ring::permuted_address(c, 4, 0);
         t.twiddles_fn = multiplicative::negacyclic_twiddles::<MlDsa>;
         t.reference_fn = reference::negacyclic_column::<MlDsa>;
         t

@@ -198,11 +198,25 @@ fn negacyclic_map<F: Field>(values: &[F], layers: usize, zeta: F, inverse: bool)
     out
 }
 
+/// A lattice NTT column, in the transform's NTT-domain order (the forward
+/// output, the inverse input).
 pub(super) fn negacyclic_column<F: Field>(spec: &Transform<F>, column: &[F]) -> Vec<F> {
     let layers = spec.layer_end() as usize;
     match spec.direction() {
-        Direction::Forward => negacyclic(column, layers, spec.negacyclic_root()),
-        Direction::Inverse => negacyclic_inverse(column, layers, spec.negacyclic_root()),
+        Direction::Forward => {
+            let standard = negacyclic(column, layers, spec.negacyclic_root());
+            let mut out = standard.clone();
+            for (c, &v) in standard.iter().enumerate() {
+                out[spec.ntt_address(c)] = v;
+            }
+            out
+        }
+        Direction::Inverse => {
+            let standard: Vec<F> = (0..column.len())
+                .map(|c| column[spec.ntt_address(c)])
+                .collect();
+            negacyclic_inverse(&standard, layers, spec.negacyclic_root())
+        }
     }
 }
 

@@ -14,5 +14,6 @@ mod errors;
 mod lattice;
 mod miri;
 mod plans;
+mod ring;
 mod stark;
 mod transforms;

@@ -15,6 +15,9 @@
 //! GF(2^64), so a CPU with AVX2 but without 256-bit carry-less products
 //! (Haswell to Coffee Lake) still runs the prime fields here.
 
+pub(crate) mod basemul;
+pub(crate) mod ring;
+
 use crate::backend::packed::Packed;
 use crate::field::{Gf2_64, Goldilocks, Monty31, MontyParams, FOLD_TOP_NIBBLE};
 use core::arch::x86_64::*;

@@ -1,0 +1,681 @@
+//! Whole-polynomial kernels for the lattice rings (ML-KEM, ML-DSA): the NTT
+//! and its inverse on 256 coefficients held in registers, written once over
+//! a [`RingLanes`] type per ISA and field, and the NTT-domain products.
+//!
+//! A polynomial is `REGS = 256 / LANES` registers. A kernel keeps `BLOCK` of
+//! them at a time (as many as leave room for temporaries):
+//!
+//! ```text
+//!   layers:  0 ... split | split ... split+I | split+I ... LAYERS
+//!            phase 1     | phase 2: between  | phase 2: inside registers,
+//!            (registers  | registers of a    | pairs (A, B) exchanged one
+//!            2^(I+…)     | block (I = log₂   | granule per layer (stage 1:
+//!            apart)      | BLOCK)            | half a register … last: 4 B)
+//! ```
+//!
+//! 512-bit registers hold a whole ML-KEM or ML-DSA polynomial in one block
+//! (no phase 1); 256-bit and 128-bit ones run the first layers as phase 1
+//! over strided registers, then each block. After the stages the pair bit
+//! holds the last layer's index bit: stored as it is, that is the
+//! [`NttOrder::Permuted`](crate::transform::NttOrder) order (the same on every
+//! ISA: a narrower register stores its pair bit one address bit higher per
+//! missing stage); otherwise the pair is permuted back to the standard order.
+//!
+//! Twiddles come from a plan-time table read in kernel order, each twiddle as
+//! whole vectors (memory operands, no broadcasts on the hot path). Every
+//! reduction happens at a fixed point of the schedule, never depending on a
+//! coefficient: the kernels are constant time.
+
+pub(crate) mod portable;
+pub(crate) mod select;
+mod tables;
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) use tables::{DsaShoup, KemMontgomery};
+
+#[cfg(test)]
+use crate::transform::ring::permuted_address;
+
+/// The registers of one ISA holding coefficients of one lattice field.
+///
+/// # Safety
+/// Implementations call SIMD intrinsics. Their methods may only be called
+/// from a function compiled with the target features of the ISA (the entry
+/// points are `#[target_feature]` functions reached after run-time
+/// detection); every method is `#[inline(always)]` so that it is compiled
+/// into that function.
+pub(crate) unsafe trait RingLanes: Copy {
+    /// The coefficient word (`i16` for ML-KEM, `i32` for ML-DSA).
+    type Word: Copy + Default + 'static;
+    /// Words per register.
+    const LANES: usize;
+    /// Registers a block holds (a power of two).
+    const BLOCK: usize;
+    /// Layers of the transform (7 for ML-KEM, 8 for ML-DSA).
+    const LAYERS: usize;
+    /// Vectors per twiddle of a layer inside registers (one twiddle per lane).
+    const LANE_TWIDDLE: usize;
+    /// Vectors per twiddle of a layer between registers (one for all lanes).
+    const SPLAT_TWIDDLE: usize;
+
+    /// # Safety
+    /// `p` points to `LANES` readable words.
+    unsafe fn load(p: *const Self::Word) -> Self;
+    /// All lanes zero (a register's initial value before it is loaded).
+    fn zero() -> Self;
+    /// # Safety
+    /// `p` points to `LANES` writable words.
+    unsafe fn store(self, p: *mut Self::Word);
+    fn add(self, b: Self) -> Self;
+    fn sub(self, b: Self) -> Self;
+    /// `self · w` for the twiddle at `t` (`SPLAT_TWIDDLE` vectors), same
+    /// residue, |r| < q.
+    ///
+    /// # Safety
+    /// `t` points to `SPLAT_TWIDDLE · LANES` readable words.
+    unsafe fn mul_splat(self, t: *const Self::Word) -> Self;
+    /// `self · w` lane by lane for the twiddles at `t` (`LANE_TWIDDLE`
+    /// vectors).
+    ///
+    /// # Safety
+    /// `t` points to `LANE_TWIDDLE · LANES` readable words.
+    unsafe fn mul_lanes(self, t: *const Self::Word) -> Self;
+    /// Same residue, |r| ≤ q/2 (rounded up), from any word.
+    fn reduce(self) -> Self;
+    /// The canonical residue in `[0, q)` from the forward NTT's output
+    /// (|a| < (LAYERS + 1)·q).
+    fn canonical(self) -> Self;
+    /// `[0, q)` from |a| < q: adds q to negative lanes.
+    fn positive(self) -> Self;
+    /// Stage `stage` (1 …): `X = [A.g0 B.g0 A.g2 B.g2 …]`,
+    /// `Y = [A.g1 B.g1 A.g3 B.g3 …]` for granules of `LANES >> stage` words.
+    fn exchange(a: Self, b: Self, stage: usize) -> (Self, Self);
+    /// A pair after all stages, back to the standard order. Default: the
+    /// stages backwards (each is an involution).
+    #[inline(always)]
+    fn to_standard(x: Self, y: Self) -> (Self, Self) {
+        let (mut x, mut y) = (x, y);
+        for stage in (1..=Self::STAGES).rev() {
+            (x, y) = Self::exchange(x, y, stage);
+        }
+        (x, y)
+    }
+    /// A pair in standard order to its layout after all stages.
+    #[inline(always)]
+    fn from_standard(a: Self, b: Self) -> (Self, Self) {
+        let (mut a, mut b) = (a, b);
+        for stage in 1..=Self::STAGES {
+            (a, b) = Self::exchange(a, b, stage);
+        }
+        (a, b)
+    }
+
+    /// Layers run inside registers: log₂ of a register's bytes / 4.
+    const STAGES: usize =
+        (Self::LANES * core::mem::size_of::<Self::Word>() / 4).trailing_zeros() as usize;
+    /// Layers run between the registers of a block.
+    const INTER: usize = Self::BLOCK.trailing_zeros() as usize;
+    /// Layers of phase 1.
+    const SPLIT: usize = Self::LAYERS - Self::INTER - Self::STAGES;
+    /// Registers of a polynomial.
+    const REGS: usize = 256 / Self::LANES;
+    /// Whether the inverse must reduce (every register) before its step
+    /// `step` (0 = the first layer it runs), given whether its input is any
+    /// word (`any_input`) or |a| < q.
+    fn inverse_reduces_before(step: usize, any_input: bool) -> bool;
+}
+
+/// One polynomial's kernel: `(coefficients, table)`.
+///
+/// # Safety
+/// The CPU has the kernel's target features and `table` is the table built
+/// for it (see [`RingKernel`], the only place these are called).
+pub(crate) type RingFn<W> = unsafe fn(&mut [W; 256], &[W]);
+
+/// A kernel's entry points for every mode: `forward[canonical][permuted]`,
+/// `inverse[canonical][permuted][any input]`.
+pub(crate) struct RingFns<W: 'static> {
+    pub(crate) forward: [[RingFn<W>; 2]; 2],
+    pub(crate) inverse: [[[RingFn<W>; 2]; 2]; 2],
+}
+
+/// The [`RingFns`] of a pair of generic entry points.
+macro_rules! ring_fns {
+    ($forward:ident, $inverse:ident) => {
+        $crate::backend::ring::RingFns {
+            forward: [
+                [$forward::<false, false>, $forward::<false, true>],
+                [$forward::<true, false>, $forward::<true, true>],
+            ],
+            inverse: [
+                [
+                    [
+                        $inverse::<false, false, false>,
+                        $inverse::<false, false, true>,
+                    ],
+                    [
+                        $inverse::<false, true, false>,
+                        $inverse::<false, true, true>,
+                    ],
+                ],
+                [
+                    [
+                        $inverse::<true, false, false>,
+                        $inverse::<true, false, true>,
+                    ],
+                    [$inverse::<true, true, false>, $inverse::<true, true, true>],
+                ],
+            ],
+        }
+    };
+}
+pub(crate) use ring_fns;
+
+/// An ISA's entry points for one lane type: the generic kernels compiled
+/// with `$features`, one polynomial per call (not inlined into a caller's
+/// loop, where LLVM would hoist every twiddle load and spill them), and
+/// their [`RingFns`] as `$name`.
+macro_rules! ring_entry_points {
+    ($lanes:ty, $word:ty, $features:literal, $name:ident: $forward:ident, $inverse:ident) => {
+        /// One polynomial's forward NTT (see `backend::ring::forward`).
+        ///
+        /// # Safety
+        /// The CPU has the features enabled here; `table` is the forward
+        /// table of this lane type.
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn $forward<const CANONICAL: bool, const PERMUTED: bool>(
+            poly: &mut [$word; 256],
+            table: &[$word],
+        ) {
+            // SAFETY: as this function's contract.
+            unsafe {
+                $crate::backend::ring::forward::<$lanes, CANONICAL, PERMUTED>(
+                    poly.as_mut_ptr(),
+                    table.as_ptr(),
+                )
+            }
+        }
+
+        /// One polynomial's inverse NTT (see `backend::ring::inverse`).
+        ///
+        /// # Safety
+        /// As the forward entry point, with the inverse table.
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn $inverse<
+            const CANONICAL: bool,
+            const PERMUTED: bool,
+            const ANY_INPUT: bool,
+        >(
+            poly: &mut [$word; 256],
+            table: &[$word],
+        ) {
+            // SAFETY: as this function's contract.
+            unsafe {
+                $crate::backend::ring::inverse::<$lanes, CANONICAL, PERMUTED, ANY_INPUT>(
+                    poly.as_mut_ptr(),
+                    table.as_ptr(),
+                )
+            }
+        }
+
+        /// Every mode's entry point.
+        pub(crate) const $name: $crate::backend::ring::RingFns<$word> =
+            $crate::backend::ring::ring_fns!($forward, $inverse);
+    };
+}
+pub(crate) use ring_entry_points;
+
+/// What a ring plan computes: direction and mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RingMode {
+    /// The inverse NTT (else the forward one).
+    pub(crate) inverse: bool,
+    /// Canonical output (else lazy).
+    pub(crate) canonical: bool,
+    /// The NTT domain in the permuted order (else the standard one).
+    pub(crate) permuted: bool,
+    /// The inverse takes any word (ML-KEM's lazy inverse).
+    pub(crate) any_input: bool,
+}
+
+impl<W> RingFns<W> {
+    /// The entry point of `mode`.
+    pub(crate) fn pick(&self, mode: RingMode) -> RingFn<W> {
+        let (c, p, a) = (
+            usize::from(mode.canonical),
+            usize::from(mode.permuted),
+            usize::from(mode.any_input),
+        );
+        if mode.inverse {
+            self.inverse[c][p][a]
+        } else {
+            self.forward[c][p]
+        }
+    }
+}
+
+/// A whole-polynomial kernel with its table, chosen for one plan: runs
+/// polynomials one after another.
+pub struct RingKernel<W: 'static> {
+    run: RingFn<W>,
+    table: Vec<W>,
+    description: String,
+}
+
+impl<W: Copy> RingKernel<W> {
+    /// A kernel of `fns` for `mode` with its `table`.
+    ///
+    /// # Safety
+    /// The CPU has the target features of `fns`, and `table` is the table
+    /// its kernels read for `mode`.
+    pub(crate) unsafe fn new(
+        fns: &RingFns<W>,
+        mode: RingMode,
+        table: Vec<W>,
+        description: String,
+    ) -> Self {
+        Self {
+            run: fns.pick(mode),
+            table,
+            description,
+        }
+    }
+
+    /// Runs every polynomial of `polys` (a multiple of 256 words).
+    #[inline]
+    pub(crate) fn run(&self, polys: &mut [W]) {
+        let (polys, rest) = polys.as_chunks_mut::<256>();
+        debug_assert!(rest.is_empty(), "whole polynomials");
+        for poly in polys {
+            // SAFETY: `new`'s contract: the features were detected and the
+            // table is this kernel's.
+            unsafe { (self.run)(poly, &self.table) }
+        }
+    }
+
+    /// What the kernel runs, as plans print it.
+    pub(crate) fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// Bytes of its table.
+    pub(crate) fn table_bytes(&self) -> usize {
+        self.table.len() * core::mem::size_of::<W>()
+    }
+}
+
+/// ML-KEM's inverse schedule (every ISA): from |a| < q, layers 7, 6, 5
+/// reach 8q; a Barrett reduction (|a| ≤ q/2 + 1) leaves room for the
+/// other four. From any `i16`: reduce first, then after four layers.
+pub(crate) const fn kem_inverse_reduces_before(step: usize, any_input: bool) -> bool {
+    if any_input {
+        step == 0 || step == 4
+    } else {
+        step == 3
+    }
+}
+
+/// Calls `f(0)`, …, `f(N − 1)` written out: the indices are constants after
+/// inlining, so arrays of registers indexed by them stay in registers.
+#[inline(always)]
+fn unroll<const N: usize>(mut f: impl FnMut(usize)) {
+    macro_rules! calls {
+        ($($i:literal)*) => { $( if $i < N { f($i) } )* };
+    }
+    calls!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
+    debug_assert!(N <= 16);
+}
+
+/// Where register `reg` of a block (after its stages) is stored in the
+/// permuted order, as a register index within the block: the pair bit
+/// (bit 0) moves up one place per stage this ISA lacks against 512-bit
+/// registers.
+const fn permuted_slot(reg: usize, missing_stages: usize) -> usize {
+    let pair = reg & 1;
+    let rest = reg >> 1;
+    let low = rest & ((1 << missing_stages) - 1);
+    let high = rest >> missing_stages;
+    (high << (missing_stages + 1)) | (pair << missing_stages) | low
+}
+
+/// Stages a register of `L` lacks against a 64-byte one.
+const fn missing_stages(stages: usize) -> usize {
+    4 - stages
+}
+
+/// Word offsets into a kernel's table, in the order the kernel reads it.
+struct Cursor(usize);
+
+impl Cursor {
+    #[inline(always)]
+    fn take(&mut self, words: usize) -> usize {
+        let at = self.0;
+        self.0 += words;
+        at
+    }
+}
+
+/// The forward NTT (Cooley–Tukey) of one polynomial at `poly` with the
+/// table at `table`: input |a| < q; output |a| < `FORWARD_BOUND`·q, or
+/// canonical if `CANONICAL`; in standard order unless `PERMUTED`.
+///
+/// # Safety
+/// `poly` holds 256 words, `table` [`forward_table`]'s words for `L`; the
+/// caller was compiled with `L`'s target features.
+#[inline(always)]
+pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED: bool>(
+    poly: *mut L::Word,
+    table: *const L::Word,
+) {
+    let n = L::LANES;
+    let mut at = Cursor(0);
+    // SAFETY (whole function): every register index is < REGS, so every
+    // load and store stays inside the 256 words of `poly`; every table
+    // offset is inside the table, whose layout `forward_table` writes in
+    // this same order.
+    unsafe {
+        if L::SPLIT > 0 {
+            // Phase 1: the first SPLIT layers, on BLOCK registers at a time:
+            // 2^SPLIT registers REGS/2^SPLIT apart × BLOCK/2^SPLIT columns.
+            let group = 1 << L::SPLIT;
+            let columns = L::BLOCK / group;
+            let stride = L::REGS / group;
+            let start = at.0;
+            for round in 0..L::REGS / L::BLOCK {
+                let mut r = [L::zero(); 16];
+                unroll::<16>(|i| {
+                    if i < L::BLOCK {
+                        let reg = (i / columns) * stride + round * columns + i % columns;
+                        r[i] = L::load(poly.add(reg * n));
+                    }
+                });
+                let mut t = Cursor(start);
+                for layer in 0..L::SPLIT {
+                    let distance = columns << (L::SPLIT - 1 - layer);
+                    let first = t.take(((1 << layer) * L::SPLAT_TWIDDLE) * n);
+                    unroll::<16>(|i| {
+                        if i < L::BLOCK && i & distance == 0 {
+                            let k = i / (2 * distance);
+                            let w = table.add(first + k * L::SPLAT_TWIDDLE * n);
+                            let b = r[i + distance].mul_splat(w);
+                            (r[i], r[i + distance]) = (r[i].add(b), r[i].sub(b));
+                        }
+                    });
+                }
+                at.0 = t.0;
+                unroll::<16>(|i| {
+                    if i < L::BLOCK {
+                        let reg = (i / columns) * stride + round * columns + i % columns;
+                        r[i].store(poly.add(reg * n));
+                    }
+                });
+            }
+        }
+        // Phase 2: each block of BLOCK consecutive registers.
+        for block in 0..L::REGS / L::BLOCK {
+            let base = poly.add(block * L::BLOCK * n);
+            let mut r = [L::zero(); 16];
+            unroll::<16>(|i| {
+                if i < L::BLOCK {
+                    r[i] = L::load(base.add(i * n));
+                }
+            });
+            for layer in 0..L::INTER {
+                let distance = L::BLOCK >> (layer + 1);
+                let first = at.take(((1 << layer) * L::SPLAT_TWIDDLE) * n);
+                unroll::<16>(|i| {
+                    if i < L::BLOCK && i & distance == 0 {
+                        let k = i / (2 * distance);
+                        let w = table.add(first + k * L::SPLAT_TWIDDLE * n);
+                        let b = r[i + distance].mul_splat(w);
+                        (r[i], r[i + distance]) = (r[i].add(b), r[i].sub(b));
+                    }
+                });
+            }
+            let lanes_start = at.take(L::BLOCK / 2 * L::STAGES * L::LANE_TWIDDLE * n);
+            unroll::<8>(|pair| {
+                if pair < L::BLOCK / 2 {
+                    let (mut x, mut y) = (r[2 * pair], r[2 * pair + 1]);
+                    for stage in 1..=L::STAGES {
+                        (x, y) = L::exchange(x, y, stage);
+                        let w = table.add(
+                            lanes_start + ((pair * L::STAGES) + stage - 1) * L::LANE_TWIDDLE * n,
+                        );
+                        let b = y.mul_lanes(w);
+                        (x, y) = (x.add(b), x.sub(b));
+                    }
+                    if CANONICAL {
+                        (x, y) = (x.canonical(), y.canonical());
+                    }
+                    if PERMUTED {
+                        let missing = missing_stages(L::STAGES);
+                        let slot = |reg: usize| permuted_slot(reg, missing);
+                        x.store(base.add(slot(2 * pair) * n));
+                        y.store(base.add(slot(2 * pair + 1) * n));
+                    } else {
+                        let (a, b) = L::to_standard(x, y);
+                        a.store(base.add(2 * pair * n));
+                        b.store(base.add((2 * pair + 1) * n));
+                    }
+                }
+            });
+        }
+    }
+}
+
+/// The inverse NTT (Gentleman–Sande, then × n⁻¹) of one polynomial: input
+/// any word if `ANY_INPUT`, else |a| < q; in standard order unless
+/// `PERMUTED`; output canonical if `CANONICAL`, else |a| < q.
+///
+/// # Safety
+/// As [`forward`], with [`inverse_table`]'s layout.
+#[inline(always)]
+pub(crate) unsafe fn inverse<
+    L: RingLanes,
+    const CANONICAL: bool,
+    const PERMUTED: bool,
+    const ANY_INPUT: bool,
+>(
+    poly: *mut L::Word,
+    table: *const L::Word,
+) {
+    let n = L::LANES;
+    let mut at = Cursor(0);
+    let mut step = 0;
+    // The a-side outputs of layer 0 are scaled by n⁻¹ separately (the
+    // b-side's twiddles carry it); the scale's twiddle comes first.
+    let scale = at.take(L::SPLAT_TWIDDLE * n);
+    // SAFETY (whole function): as in `forward`, with `inverse_table`.
+    unsafe {
+        for block in 0..L::REGS / L::BLOCK {
+            let base = poly.add(block * L::BLOCK * n);
+            let mut r = [L::zero(); 16];
+            let lanes_start = at.take(L::BLOCK / 2 * L::STAGES * L::LANE_TWIDDLE * n);
+            unroll::<8>(|pair| {
+                if pair < L::BLOCK / 2 {
+                    let (mut x, mut y) = if PERMUTED {
+                        let missing = missing_stages(L::STAGES);
+                        let slot = |reg: usize| permuted_slot(reg, missing);
+                        (
+                            L::load(base.add(slot(2 * pair) * n)),
+                            L::load(base.add(slot(2 * pair + 1) * n)),
+                        )
+                    } else {
+                        L::from_standard(
+                            L::load(base.add(2 * pair * n)),
+                            L::load(base.add((2 * pair + 1) * n)),
+                        )
+                    };
+                    for s in 0..L::STAGES {
+                        if L::inverse_reduces_before(s, ANY_INPUT) {
+                            (x, y) = (x.reduce(), y.reduce());
+                        }
+                        let stage = L::STAGES - s;
+                        let w = table.add(
+                            lanes_start + ((pair * L::STAGES) + stage - 1) * L::LANE_TWIDDLE * n,
+                        );
+                        (x, y) = (x.add(y), x.sub(y).mul_lanes(w));
+                        (x, y) = L::exchange(x, y, stage);
+                    }
+                    (r[2 * pair], r[2 * pair + 1]) = (x, y);
+                }
+            });
+            step = L::STAGES;
+            for layer in (0..L::INTER).rev() {
+                if L::inverse_reduces_before(step, ANY_INPUT) {
+                    unroll::<16>(|i| {
+                        if i < L::BLOCK {
+                            r[i] = r[i].reduce();
+                        }
+                    });
+                }
+                let distance = L::BLOCK >> (layer + 1);
+                let first = at.take(((1 << layer) * L::SPLAT_TWIDDLE) * n);
+                let last = L::SPLIT == 0 && layer == 0;
+                unroll::<16>(|i| {
+                    if i < L::BLOCK && i & distance == 0 {
+                        let k = i / (2 * distance);
+                        let w = table.add(first + k * L::SPLAT_TWIDDLE * n);
+                        let (a, b) = (r[i], r[i + distance]);
+                        let sum = a.add(b);
+                        r[i] = if last {
+                            sum.mul_splat(table.add(scale))
+                        } else {
+                            sum
+                        };
+                        r[i + distance] = a.sub(b).mul_splat(w);
+                    }
+                });
+                step += 1;
+            }
+            if L::SPLIT == 0 {
+                finish_inverse::<L, CANONICAL>(&mut r);
+            }
+            unroll::<16>(|i| {
+                if i < L::BLOCK {
+                    r[i].store(base.add(i * n));
+                }
+            });
+        }
+        if L::SPLIT > 0 {
+            let group = 1 << L::SPLIT;
+            let columns = L::BLOCK / group;
+            let stride = L::REGS / group;
+            let start = at.0;
+            for round in 0..L::REGS / L::BLOCK {
+                let mut r = [L::zero(); 16];
+                unroll::<16>(|i| {
+                    if i < L::BLOCK {
+                        let reg = (i / columns) * stride + round * columns + i % columns;
+                        r[i] = L::load(poly.add(reg * n));
+                    }
+                });
+                let mut t = Cursor(start);
+                for (step, layer) in (step..).zip((0..L::SPLIT).rev()) {
+                    if L::inverse_reduces_before(step, ANY_INPUT) {
+                        unroll::<16>(|i| {
+                            if i < L::BLOCK {
+                                r[i] = r[i].reduce();
+                            }
+                        });
+                    }
+                    let distance = columns << (L::SPLIT - 1 - layer);
+                    let first = t.take(((1 << layer) * L::SPLAT_TWIDDLE) * n);
+                    unroll::<16>(|i| {
+                        if i < L::BLOCK && i & distance == 0 {
+                            let k = i / (2 * distance);
+                            let w = table.add(first + k * L::SPLAT_TWIDDLE * n);
+                            let (a, b) = (r[i], r[i + distance]);
+                            let sum = a.add(b);
+                            r[i] = if layer == 0 {
+                                sum.mul_splat(table.add(scale))
+                            } else {
+                                sum
+                            };
+                            r[i + distance] = a.sub(b).mul_splat(w);
+                        }
+                    });
+                }
+                finish_inverse::<L, CANONICAL>(&mut r);
+                unroll::<16>(|i| {
+                    if i < L::BLOCK {
+                        let reg = (i / columns) * stride + round * columns + i % columns;
+                        r[i].store(poly.add(reg * n));
+                    }
+                });
+            }
+        }
+    }
+}
+
+/// The inverse's last step: every word is a twiddle product (|r| < q);
+/// canonical output adds q to the negative ones.
+#[inline(always)]
+fn finish_inverse<L: RingLanes, const CANONICAL: bool>(r: &mut [L; 16]) {
+    if CANONICAL {
+        unroll::<16>(|i| {
+            if i < L::BLOCK {
+                r[i] = r[i].positive();
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tables::Shape;
+    use super::*;
+
+    #[test]
+    fn permuted_slots_match_the_permuted_order() {
+        // A block's register `reg` after its stages holds, at lane j, the
+        // coefficient the layout says; stored at `permuted_slot`, it must
+        // land where `permuted_address` puts it.
+        for (word_bytes, last, layers) in [(2usize, 1usize, 7usize), (4, 0, 8)] {
+            for register_bytes in [64usize, 32, 16] {
+                let lanes = register_bytes / word_bytes;
+                let stages = (register_bytes / 4).trailing_zeros() as usize;
+                let block = match register_bytes {
+                    64 => 256 / lanes,
+                    32 => 8,
+                    _ => 16,
+                };
+                let inter = block.trailing_zeros() as usize;
+                let split = layers - inter - stages;
+                let s = Shape {
+                    lanes,
+                    block,
+                    layers,
+                    stages,
+                    inter,
+                    split,
+                };
+                let x = s.pair_x(stages);
+                // Y holds each X coefficient's partner at the last layer.
+                let last_span = 1usize << last;
+                for b in 0..256 / lanes / block {
+                    for pair in 0..block / 2 {
+                        let base = (b * block + 2 * pair) * lanes;
+                        for (j, &c) in x.iter().enumerate() {
+                            let coeff = base + c;
+                            let partner = coeff + last_span;
+                            let slot_x = b * block + permuted_slot(2 * pair, 4 - stages);
+                            let slot_y = b * block + permuted_slot(2 * pair + 1, 4 - stages);
+                            assert_eq!(
+                                permuted_address(coeff, word_bytes, last),
+                                slot_x * lanes + j,
+                                "{register_bytes} B, word {word_bytes}"
+                            );
+                            assert_eq!(
+                                permuted_address(partner, word_bytes, last),
+                                slot_y * lanes + j
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

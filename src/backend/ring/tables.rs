@@ -1,0 +1,233 @@
+//! Plan-time tables of the whole-polynomial kernels: each twiddle as the
+//! vectors a kernel reads, in the order it reads them.
+
+use crate::field::{mldsa, mlkem};
+
+/// How a field's twiddles become table vectors on one ISA (plan-time code,
+/// no intrinsics).
+pub(crate) trait TwiddleVectors {
+    /// The coefficient word.
+    type Word: Copy + Default;
+    /// Words per register.
+    const LANES: usize;
+    /// Registers a block holds.
+    const BLOCK: usize;
+    /// Layers of the transform.
+    const LAYERS: usize;
+    /// Vectors (`LANE_TWIDDLE · LANES` words) for lane twiddles `ws` (the
+    /// field's Montgomery-form twiddles, one per lane).
+    fn lane_vectors(ws: &[Self::Word]) -> Vec<Self::Word>;
+    /// Vectors (`SPLAT_TWIDDLE · LANES` words) for one twiddle on all lanes.
+    fn splat_vectors(w: Self::Word) -> Vec<Self::Word>;
+    /// `w · f` for Montgomery-form twiddles (the inverse's scale folded in).
+    fn times(w: Self::Word, f: Self::Word) -> Self::Word;
+}
+
+/// The shape of a kernel's registers, for the table builders.
+pub(super) struct Shape {
+    pub(super) lanes: usize,
+    pub(super) block: usize,
+    pub(super) layers: usize,
+    pub(super) stages: usize,
+    pub(super) inter: usize,
+    pub(super) split: usize,
+}
+
+impl Shape {
+    fn of<T: TwiddleVectors>() -> Self {
+        let stages = (T::LANES * core::mem::size_of::<T::Word>() / 4).trailing_zeros() as usize;
+        let inter = T::BLOCK.trailing_zeros() as usize;
+        Shape {
+            lanes: T::LANES,
+            block: T::BLOCK,
+            layers: T::LAYERS,
+            stages,
+            inter,
+            split: T::LAYERS - inter - stages,
+        }
+    }
+
+    /// Coefficients (within a pair of registers, 0 … 2·lanes) in X after
+    /// stage `stage` (1 …).
+    pub(super) fn pair_x(&self, stage: usize) -> Vec<usize> {
+        let n = self.lanes;
+        let mut a: Vec<usize> = (0..n).collect();
+        let mut b: Vec<usize> = (n..2 * n).collect();
+        for s in 1..=stage {
+            let granule = n >> s;
+            let (mut x, mut y) = (Vec::new(), Vec::new());
+            for start in (0..n).step_by(2 * granule) {
+                x.extend_from_slice(&a[start..start + granule]);
+                x.extend_from_slice(&b[start..start + granule]);
+                y.extend_from_slice(&a[start + granule..start + 2 * granule]);
+                y.extend_from_slice(&b[start + granule..start + 2 * granule]);
+            }
+            (a, b) = (x, y);
+        }
+        a
+    }
+
+    /// The heap index of the twiddle of coefficient `c`'s block at `layer`.
+    fn heap_index(&self, layer: usize, c: usize) -> usize {
+        (1 << layer) - 1 + (c >> (8 - layer))
+    }
+}
+
+/// The forward kernel's table from the group's heap-ordered twiddles (the
+/// field's Montgomery form, `2^LAYERS − 1` of them).
+pub(crate) fn forward_table<T: TwiddleVectors>(heap: &[T::Word]) -> Vec<T::Word> {
+    let s = Shape::of::<T>();
+    assert_eq!(heap.len(), (1 << s.layers) - 1, "one twiddle per block");
+    let mut table = Vec::new();
+    for layer in 0..s.split {
+        for k in 0..1 << layer {
+            table.extend(T::splat_vectors(heap[(1 << layer) - 1 + k]));
+        }
+    }
+    let regs = 256 / s.lanes;
+    for block in 0..regs / s.block {
+        for i in 0..s.inter {
+            let layer = s.split + i;
+            for k in 0..1 << i {
+                let first_coeff = (block * s.block + k * (s.block >> i)) * s.lanes;
+                table.extend(T::splat_vectors(heap[s.heap_index(layer, first_coeff)]));
+            }
+        }
+        table.extend(lane_twiddles::<T>(&s, heap, block, |w| w));
+    }
+    table
+}
+
+/// The lane twiddles of a block: per pair, per stage, one vector set.
+fn lane_twiddles<T: TwiddleVectors>(
+    s: &Shape,
+    heap: &[T::Word],
+    block: usize,
+    map: impl Fn(T::Word) -> T::Word,
+) -> Vec<T::Word> {
+    let mut out = Vec::new();
+    for pair in 0..s.block / 2 {
+        let pair_base = (block * s.block + 2 * pair) * s.lanes;
+        for stage in 1..=s.stages {
+            let layer = s.split + s.inter + stage - 1;
+            let ws: Vec<T::Word> = s
+                .pair_x(stage)
+                .iter()
+                .map(|&c| map(heap[s.heap_index(layer, pair_base + c)]))
+                .collect();
+            out.extend(T::lane_vectors(&ws));
+        }
+    }
+    out
+}
+
+/// The inverse kernel's table: the scale, then per block its lane
+/// twiddles and its layers between registers (last layer first), then
+/// phase 1's; layer 0's twiddles carry the scale `f` (Montgomery form).
+pub(crate) fn inverse_table<T: TwiddleVectors>(heap: &[T::Word], f: T::Word) -> Vec<T::Word> {
+    let s = Shape::of::<T>();
+    assert_eq!(heap.len(), (1 << s.layers) - 1, "one twiddle per block");
+    let scaled = |layer: usize, w: T::Word| if layer == 0 { T::times(w, f) } else { w };
+    let mut table = T::splat_vectors(f);
+    let regs = 256 / s.lanes;
+    for block in 0..regs / s.block {
+        table.extend(lane_twiddles::<T>(&s, heap, block, |w| w));
+        for i in (0..s.inter).rev() {
+            let layer = s.split + i;
+            for k in 0..1 << i {
+                let first_coeff = (block * s.block + k * (s.block >> i)) * s.lanes;
+                let w = heap[s.heap_index(layer, first_coeff)];
+                table.extend(T::splat_vectors(scaled(layer, w)));
+            }
+        }
+    }
+    for layer in (0..s.split).rev() {
+        for k in 0..1 << layer {
+            table.extend(T::splat_vectors(scaled(layer, heap[(1 << layer) - 1 + k])));
+        }
+    }
+    table
+}
+
+/// ML-KEM twiddles for 16-bit Montgomery products (AVX2, AVX-512):
+/// `mulhi(b, w) − mulhi(mullo(b, w·q⁻¹), q)`, with w = w_plain·2^16 mod q
+/// centred to |w| ≤ (q − 1)/2, so that |r| < 0.75·q for any `i16` b.
+pub(crate) struct KemMontgomery<const LANES: usize, const BLOCK: usize>;
+
+impl<const LANES: usize, const BLOCK: usize> TwiddleVectors for KemMontgomery<LANES, BLOCK> {
+    type Word = i16;
+    const LANES: usize = LANES;
+    const BLOCK: usize = BLOCK;
+    const LAYERS: usize = 7;
+
+    fn lane_vectors(ws: &[i16]) -> Vec<i16> {
+        let ws: Vec<i16> = ws.iter().map(|&w| centre_kem(w)).collect();
+        let mut v = ws.clone();
+        v.extend(ws.iter().map(|&w| w.wrapping_mul(mlkem::QINV)));
+        v
+    }
+
+    fn splat_vectors(w: i16) -> Vec<i16> {
+        Self::lane_vectors(&[w; LANES])
+    }
+
+    fn times(w: i16, f: i16) -> i16 {
+        mlkem::fqmul(w, f)
+    }
+}
+
+/// `w` (any residue with |w| < 2q) centred to |w| ≤ (q − 1)/2.
+fn centre_kem(w: i16) -> i16 {
+    let q = mlkem::Q;
+    let r = (w % q + q) % q;
+    if r > q / 2 {
+        r - q
+    } else {
+        r
+    }
+}
+
+/// ML-DSA twiddles for rounded Shoup products (AVX2, AVX-512): with the
+/// plain twiddle w centred to |w| ≤ (q − 1)/2 and w' = ⌊w·2^32/q⌋,
+/// `t = round(b·w'/2^32)` and `r = b·w − t·q` (low 32 bits), |r| < q for
+/// |b| < 2^31. Lane twiddles carry a third vector: the odd lanes' w' moved
+/// to the even positions, where `vpmuldq` reads.
+pub(crate) struct DsaShoup<const LANES: usize, const BLOCK: usize>;
+
+impl<const LANES: usize, const BLOCK: usize> DsaShoup<LANES, BLOCK> {
+    /// (w, w') of a Montgomery-form twiddle.
+    fn shoup(w_montgomery: i32) -> (i32, i32) {
+        let q = mldsa::Q as i64;
+        let plain = mldsa::fqmul(w_montgomery, 1) as i64; // w·R·R⁻¹, |w| < q
+        let r = plain.rem_euclid(q);
+        let w = if r > q / 2 { r - q } else { r };
+        let w_shoup = (w << 32).div_euclid(q);
+        (w as i32, w_shoup as i32)
+    }
+}
+
+impl<const LANES: usize, const BLOCK: usize> TwiddleVectors for DsaShoup<LANES, BLOCK> {
+    type Word = i32;
+    const LANES: usize = LANES;
+    const BLOCK: usize = BLOCK;
+    const LAYERS: usize = 8;
+
+    fn lane_vectors(ws: &[i32]) -> Vec<i32> {
+        let pairs: Vec<(i32, i32)> = ws.iter().map(|&w| Self::shoup(w)).collect();
+        let mut v: Vec<i32> = pairs.iter().map(|p| p.0).collect();
+        v.extend(pairs.iter().map(|p| p.1));
+        v.extend((0..LANES).map(|j| if j % 2 == 0 { pairs[j + 1].1 } else { 0 }));
+        v
+    }
+
+    fn splat_vectors(w: i32) -> Vec<i32> {
+        let (w, w_shoup) = Self::shoup(w);
+        let mut v = vec![w; LANES];
+        v.extend([w_shoup; LANES]);
+        v
+    }
+
+    fn times(w: i32, f: i32) -> i32 {
+        mldsa::fqmul(w, f)
+    }
+}
