@@ -269,10 +269,12 @@ fn dsa_poly(rng: &mut Rng) -> [MlDsa; 256] {
     core::array::from_fn(|_| MlDsa::new(rng.below(DSA_Q) as i32))
 }
 
+#[cfg_attr(not(has_mlkem_native), allow(dead_code))] // used by the peer code only
 fn kem_raw(p: &[MlKem; 256]) -> [i16; 256] {
     p.map(MlKem::value)
 }
 
+#[cfg_attr(not(has_dilithium), allow(dead_code))] // used by the peer code only
 fn dsa_raw(p: &[MlDsa; 256]) -> [i32; 256] {
     p.map(MlDsa::value)
 }
@@ -699,6 +701,7 @@ fn peer_sanity() -> Vec<String> {
     failures
 }
 
+#[cfg_attr(not(any(has_mlkem_native, has_dilithium)), allow(dead_code))]
 /// Whether `got[i] · factor ≡ want[i] (mod q)` for every i, and |got| < bound.
 fn congruent(got: &[i64], want: &[i64], factor: i64, q: i64, bound: i64) -> Result<(), String> {
     assert_eq!(got.len(), want.len());
@@ -717,6 +720,7 @@ fn congruent(got: &[i64], want: &[i64], factor: i64, q: i64, bound: i64) -> Resu
     Ok(())
 }
 
+#[cfg_attr(not(any(has_mlkem_native, has_dilithium)), allow(dead_code))]
 fn widen<T: Copy + Into<i64>>(values: &[T]) -> Vec<i64> {
     values.iter().map(|&v| v.into()).collect()
 }
