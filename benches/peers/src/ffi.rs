@@ -9,7 +9,7 @@
 //! | `poly_ntt(int16_t r[256])` | `mlk_poly_ntt` | in: \|a\| < q, normal order; out: \|r\| < 8q, FIPS 203 (bit-reversed) order, or the AVX2 backend's own order |
 //! | `poly_invntt_tomont(int16_t r[256])` | `mlk_poly_invntt_tomont` | in: any int16, NTT order as above; out: NTT⁻¹ · 2^16 (mod q), \|r\| < 8q, normal order |
 //! | `polyvec_ntt` / `polyvec_invntt_tomont(int16_t v[256k])` | `mlk_polyvec_*` | the above on k polynomials |
-//! | `poly_mulcache_compute(int16_t c[128], const int16_t b[256])` | `mlk_poly_mulcache_compute` | c[i] = b[2i+1] · γ_i (Montgomery), for the base multiplication |
+//! | `poly_mulcache_compute(int16_t c[128], const int16_t b[256])` | `mlk_poly_mulcache_compute` | c[i] = b[2i+1] · γ_i mod q, \|c\| < q (a Montgomery product with γ_i·2^16), for the base multiplication |
 //! | `polyvec_mulcache_compute(int16_t c[128k], const int16_t b[256k])` | `mlk_polyvec_mulcache_compute` | the above on k polynomials |
 //! | `polyvec_basemul_acc_montgomery_cached(r, a, b, c)` | same name | in: a ∈ [0, 4096), b, c = mulcache(b); out: r = Σ_k a_k ∘ b_k · 2^−16 (mod q), not reduced to a canonical range |
 //! | `permute_bitrev_to_custom(int16_t r[256])` | `mlk_nttunpack_avx2_asm` | FIPS 203 NTT order → the AVX2 backend's order (returns 0 and does nothing in the portable build) |
