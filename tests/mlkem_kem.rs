@@ -483,6 +483,9 @@ fn wrong_lengths_are_typed_errors() {
             assert_eq!(kem.decaps(&dk, &c), Err(error.clone()));
             assert_eq!(kem.decaps_internal(&dk, &c, &mut ()), Err(error));
         }
+        // Parameters outside FIPS 203 are refused up front.
+        let odd = Params { du: 12, ..params };
+        assert_eq!(Kem::new(odd).err(), Some(KemError::UnknownParameterSet));
         // A key of another parameter set is a length error, too.
         let other = if params == ML_KEM_768 {
             ML_KEM_1024

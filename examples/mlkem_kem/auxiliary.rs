@@ -3,8 +3,8 @@
 //! coefficient-wise addition and subtraction in R_q.
 //!
 //! Everything that touches secret data here is free of secret-dependent
-//! branches and memory indices: reductions use masks, and divisions are by
-//! the constant q (compiled to a multiplication).
+//! branches and memory indices: reductions use masks, and the one division
+//! (by q, in Compress) is a multiplication.
 
 use crate::ring::Poly;
 use sha3::digest::{ExtendableOutput, Update, XofReader};
@@ -152,9 +152,17 @@ pub fn byte_decode(d: u32, bytes: &[u8]) -> Poly {
 
 /// Compress_d (FIPS 203 (4.7)) of every coefficient: ⌈(2^d / q)·x⌋ mod 2^d,
 /// computed exactly as ⌊(2^d·x + (q−1)/2) / q⌋ (q is odd, so no tie).
+///
+/// The division by q is a multiplication by ⌈2^35 / q⌉ and a shift, exact
+/// for numerators below 2^23 (here < 2^11·q + q): no `div` instruction on
+/// secret data at any optimisation level (cf. KyberSlash).
 pub fn compress(d: u32, f: &Poly) -> Poly {
-    let mask = (1u32 << d) - 1;
-    f.map(|x| (((((x as u32) << d) + (Q as u32 - 1) / 2) / Q as u32) & mask) as i16)
+    const MAGIC: u64 = (1u64 << 35).div_ceil(Q as u64);
+    let mask = (1u64 << d) - 1;
+    f.map(|x| {
+        let numerator = ((x as u64) << d) + (Q as u64 - 1) / 2;
+        (((numerator * MAGIC) >> 35) & mask) as i16
+    })
 }
 
 /// Decompress_d (FIPS 203 (4.8)) of every coefficient: ⌈(q / 2^d)·y⌋,

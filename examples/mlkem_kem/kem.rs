@@ -127,6 +127,8 @@ pub enum KemError {
     /// The hash stored in the decapsulation key is not H(ek) of the ek it
     /// stores (hash check, §7.3).
     DecapsulationKeyHashMismatch,
+    /// [`Params`] other than the three of FIPS 203.
+    UnknownParameterSet,
     /// The NTT layer failed (planning; execution cannot fail on 256-arrays).
     Ring(String),
 }
@@ -152,6 +154,7 @@ impl core::fmt::Display for KemError {
             KemError::DecapsulationKeyHashMismatch => {
                 write!(f, "decapsulation key's H(ek) does not match its ek")
             }
+            KemError::UnknownParameterSet => write!(f, "not an ML-KEM parameter set"),
             KemError::Ring(message) => write!(f, "NTT layer: {message}"),
         }
     }
@@ -194,6 +197,10 @@ impl Kem {
 
     /// ML-KEM with `params`, following `variant`'s text.
     pub fn with_variant(params: Params, variant: Variant) -> Result<Self, KemError> {
+        // The fields are public; sizes and shifts assume one of the three.
+        if ![ML_KEM_512, ML_KEM_768, ML_KEM_1024].contains(&params) {
+            return Err(KemError::UnknownParameterSet);
+        }
         Ok(Kem {
             params,
             variant,
