@@ -226,9 +226,9 @@ impl Kem {
         self.encaps_internal(ek, m, &mut ())
     }
 
-    /// ML-KEM.Decaps (Algorithm 21): checks dk and c (§7.3: lengths, then
-    /// the hash of the ek inside dk), then returns K (the implicit-rejection
-    /// key J(z ‖ c) if c does not re-encrypt to itself).
+    /// ML-KEM.Decaps (Algorithm 21): checks dk (§7.3: its length, then the
+    /// hash of the ek inside it) and c's length, then returns K (the
+    /// implicit-rejection key J(z ‖ c) if c does not re-encrypt to itself).
     pub fn decaps(&self, dk: &[u8], c: &[u8]) -> Result<[u8; 32], KemError> {
         self.check_dk(dk)?;
         self.decaps_internal(dk, c, &mut ())
