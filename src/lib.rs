@@ -47,7 +47,8 @@ pub use field::{
 /// `BabyBear4::zero()` and friends work without a dependency of your own.
 pub use num_traits;
 pub use plan::{
-    AdditiveLdePlan, Budgets, Cost, Group, LdePlan, Pass, PassKind, Plan, Planner, Step, Threads,
+    AdditiveLdePlan, Budgets, Cost, Group, LdePlan, MlDsaCache, MlDsaProducts, MlKemCache,
+    MlKemProducts, Pass, PassKind, Plan, Planner, Step, Threads,
 };
 pub use transform::{
     reference, Basis, ButterflyKind, Direction, Family, NttOrder, Order, Reduction, Transform,

@@ -119,6 +119,31 @@ macro_rules! raw_views {
                 Ok(unsafe { core::slice::from_raw_parts_mut(raw.as_mut_ptr().cast(), raw.len()) })
             }
 
+            /// [`as_raw`](Self::as_raw) for arrays (e.g. `[_; 256]`
+            /// polynomials), zero-copy.
+            pub fn as_raw_array<const N: usize>(elements: &[Self; N]) -> &[$raw; N] {
+                // SAFETY: `repr(transparent)`: an array of N elements is an
+                // array of N words.
+                unsafe { &*(elements as *const [Self; N]).cast::<[$raw; N]>() }
+            }
+
+            /// [`try_from_raw`](Self::try_from_raw) for arrays, zero-copy.
+            pub fn try_from_raw_array<const N: usize>(raw: &[$raw; N]) -> Result<&[Self; N], crate::Error> {
+                Self::check_canonical(raw)?;
+                // SAFETY: `repr(transparent)`, every word canonical (checked).
+                Ok(unsafe { &*(raw as *const [$raw; N]).cast::<[Self; N]>() })
+            }
+
+            /// [`try_from_raw_mut`](Self::try_from_raw_mut) for arrays,
+            /// zero-copy.
+            pub fn try_from_raw_array_mut<const N: usize>(
+                raw: &mut [$raw; N],
+            ) -> Result<&mut [Self; N], crate::Error> {
+                Self::check_canonical(raw)?;
+                // SAFETY: as in `try_from_raw_array`; the borrow is handed on.
+                Ok(unsafe { &mut *(raw as *mut [$raw; N]).cast::<[Self; N]>() })
+            }
+
             /// `Ok` if every word is in `[0, q)`: the words' sign bits and
             /// those of `q − 1 − x` are ORed together, so the pass has no
             /// branch and no index that depends on a word.

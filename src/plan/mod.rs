@@ -32,11 +32,14 @@ mod display;
 mod execute;
 mod lde;
 mod planner;
+mod products;
 mod ring;
 mod scratch;
 
+pub use crate::backend::ring::products::{MlDsaCache, MlKemCache};
 pub use lde::{AdditiveLdePlan, LdePlan};
 pub use planner::{Budgets, Planner, Threads};
+pub use products::{MlDsaProducts, MlKemProducts};
 
 use crate::backend::{Backend, Checked, Kernels, LazyBounds};
 use crate::transform::{ButterflyKind, Transform};

@@ -95,7 +95,6 @@ pub(crate) fn from_permuted<R: Ring, T: Copy>(permuted: &[T], standard: &mut [T]
     }
 }
 
-#[allow(dead_code)] // for the products (next)
 /// ML-KEM's residue i (coefficients 2i, 2i + 1 in standard order) has
 /// γ_i = ζ^(2·BitRev7(i)+1); in `order`, the residue stored at pair p.
 pub(crate) fn mlkem_residue_at(pair: usize, order: NttOrder) -> usize {
@@ -110,7 +109,6 @@ pub(crate) fn mlkem_residue_at(pair: usize, order: NttOrder) -> usize {
     }
 }
 
-#[allow(dead_code)] // for the products (next)
 /// The exponent of γ for ML-KEM residue i: 2·BitRev7(i) + 1.
 pub(crate) fn mlkem_gamma_exponent(residue: usize) -> u64 {
     2 * bit_reverse(residue, 7) as u64 + 1

@@ -272,3 +272,222 @@ fn raw_views_check_canonical_words() {
         Err(Error::LengthMismatch { .. })
     ));
 }
+
+/// The negacyclic product f·g mod (X^256 + 1, q), by schoolbook.
+fn schoolbook(f: &[i64], g: &[i64], q: i64) -> Vec<i64> {
+    let mut out = vec![0i64; 256];
+    for i in 0..256 {
+        for j in 0..256 {
+            let p = f[i] * g[j] % q;
+            if i + j < 256 {
+                out[i + j] += p;
+            } else {
+                out[i + j - 256] -= p;
+            }
+        }
+    }
+    out.iter().map(|x| x.rem_euclid(q)).collect()
+}
+
+/// Extremes and random words of a raw type.
+fn raw_poly(rng: &mut Rng, lo: i64, hi: i64, kind: usize) -> Vec<i64> {
+    match kind {
+        0 => vec![hi; 256],
+        1 => vec![lo; 256],
+        2 => (0..256).map(|i| if i % 2 == 0 { hi } else { lo }).collect(),
+        _ => (0..256)
+            .map(|_| lo + (rng.next() % (hi - lo + 1) as u64) as i64)
+            .collect(),
+    }
+}
+
+#[test]
+fn mlkem_products_match_fips_203_on_every_backend_in_both_orders() {
+    let q = 3329i64;
+    let mut rng = Rng(77);
+    for k in [1usize, 2, 3, 4, 8, 9, 17] {
+        for case in 0..4 {
+            let a: Vec<[i16; 256]> = (0..k)
+                .map(|j| {
+                    let p = raw_poly(&mut rng, i16::MIN as i64, i16::MAX as i64, (case + j) % 4);
+                    core::array::from_fn(|i| p[i] as i16)
+                })
+                .collect();
+            let b: Vec<[i16; 256]> = (0..k)
+                .map(|j| {
+                    let p = raw_poly(
+                        &mut rng,
+                        i16::MIN as i64,
+                        i16::MAX as i64,
+                        (case + 2 * j) % 4,
+                    );
+                    core::array::from_fn(|i| p[i] as i16)
+                })
+                .collect();
+            // FIPS 203 MultiplyNTTs, summed, on canonical residues.
+            let canon = |p: &[i16; 256]| -> [MlKem; 256] {
+                core::array::from_fn(|i| MlKem::from_u64((p[i] as i64).rem_euclid(q) as u64))
+            };
+            let mut expected = [MlKem::ZERO; 256];
+            for (a, b) in a.iter().zip(&b) {
+                let term = transform::mlkem::multiply_ntts_reference(&canon(a), &canon(b));
+                expected.iter_mut().zip(term).for_each(|(x, y)| *x += y);
+            }
+            let mut first: Option<([i16; 256], Vec<MlKemCache>)> = None;
+            for backend in backends::<MlKem>() {
+                let products = MlKemProducts::on(backend).unwrap();
+                let caches: Vec<MlKemCache> = b.iter().map(|p| products.cache(p)).collect();
+                let mut out = [0i16; 256];
+                products.multiply_accumulate(&a, &caches, &mut out).unwrap();
+                assert_eq!(
+                    MlKem::try_from_raw(&out).unwrap(),
+                    &expected[..],
+                    "{backend:?} k = {k}"
+                );
+                // Caches and canonical results are the same on every backend.
+                match &first {
+                    None => first = Some((out, caches.clone())),
+                    Some((o, c)) => {
+                        assert_eq!(&out, o, "{backend:?}");
+                        assert_eq!(&caches, c, "{backend:?} caches");
+                    }
+                }
+                let lazy = products.clone().reduction(Reduction::Lazy);
+                let mut raw = [0i16; 256];
+                lazy.multiply_accumulate(&a, &caches, &mut raw).unwrap();
+                for (r, e) in raw.iter().zip(&expected) {
+                    assert!(
+                        (r.unsigned_abs() as u32) < MlKemProducts::lazy_bound(k),
+                        "{backend:?} lazy {r}"
+                    );
+                    assert_eq!((*r as i64).rem_euclid(q) as i16, e.value());
+                }
+                if k == 1 {
+                    let mut single = [0i16; 256];
+                    products.multiply(&a[0], &b[0], &mut single);
+                    assert_eq!(single, out);
+                    assert_eq!(
+                        products.multiply_elements(&canon(&a[0]), &canon(&b[0])),
+                        expected
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The convolution theorem through the permuted order: NTT both factors,
+/// multiply, transform back, against the schoolbook product.
+#[test]
+fn permuted_order_products_give_the_negacyclic_product() {
+    let q = 3329i64;
+    let mut rng = Rng(78);
+    for backend in backends::<MlKem>() {
+        for order in [NttOrder::Standard, NttOrder::Permuted] {
+            let forward = plan(
+                backend,
+                &Transform::<MlKem>::negacyclic_forward()
+                    .ntt_order(order)
+                    .reduction(Reduction::Lazy),
+            );
+            let inverse = plan(
+                backend,
+                &Transform::<MlKem>::negacyclic_inverse()
+                    .ntt_order(order)
+                    .reduction(Reduction::Lazy),
+            );
+            let products = MlKemProducts::on(backend).unwrap().order(order);
+            let f: Vec<i64> = (0..256).map(|_| (rng.next() % 3329) as i64).collect();
+            let g: Vec<i64> = (0..256).map(|_| (rng.next() % 3329) as i64).collect();
+            let mut fh: [i16; 256] = core::array::from_fn(|i| f[i] as i16);
+            let mut gh: [i16; 256] = core::array::from_fn(|i| g[i] as i16);
+            forward.execute_raw(&mut fh).unwrap();
+            forward.execute_raw(&mut gh).unwrap();
+            let mut h = [0i16; 256];
+            products.multiply(&fh, &gh, &mut h);
+            inverse.execute_raw(&mut h).unwrap();
+            let got: Vec<i64> = h.iter().map(|&x| (x as i64).rem_euclid(q)).collect();
+            assert_eq!(got, schoolbook(&f, &g, q), "{backend:?} {order:?}");
+            // A cache of the other order is refused, not misused.
+            let other = if order == NttOrder::Standard {
+                NttOrder::Permuted
+            } else {
+                NttOrder::Standard
+            };
+            let foreign = MlKemProducts::on(backend).unwrap().order(other).cache(&gh);
+            assert!(matches!(
+                products.multiply_cached(&fh, &foreign, &mut h),
+                Err(Error::Unsupported { .. })
+            ));
+        }
+    }
+}
+
+#[test]
+fn mldsa_products_match_fips_204_on_every_backend() {
+    let q = 8_380_417i64;
+    let mut rng = Rng(79);
+    for k in [1usize, 2, 4, 7, 64] {
+        for case in 0..4 {
+            let a: Vec<[i32; 256]> = (0..k)
+                .map(|j| {
+                    let p = raw_poly(&mut rng, i32::MIN as i64, i32::MAX as i64, (case + j) % 4);
+                    core::array::from_fn(|i| p[i] as i32)
+                })
+                .collect();
+            let b: Vec<[i32; 256]> = (0..k)
+                .map(|j| {
+                    let p = raw_poly(
+                        &mut rng,
+                        i32::MIN as i64,
+                        i32::MAX as i64,
+                        (case + 3 * j) % 4,
+                    );
+                    core::array::from_fn(|i| p[i] as i32)
+                })
+                .collect();
+            let expected: Vec<i64> = (0..256)
+                .map(|i| {
+                    a.iter()
+                        .zip(&b)
+                        .map(|(a, b)| (a[i] as i64).rem_euclid(q) * (b[i] as i64).rem_euclid(q) % q)
+                        .sum::<i64>()
+                        % q
+                })
+                .collect();
+            let mut first: Option<[i32; 256]> = None;
+            for backend in backends::<MlDsa>() {
+                let products = MlDsaProducts::on(backend).unwrap();
+                let caches: Vec<MlDsaCache> = b.iter().map(|p| products.cache(p)).collect();
+                let mut out = [0i32; 256];
+                products.multiply_accumulate(&a, &caches, &mut out).unwrap();
+                let got: Vec<i64> = out.iter().map(|&x| x as i64).collect();
+                assert_eq!(got, expected, "{backend:?} k = {k}");
+                assert_eq!(*first.get_or_insert(out), out, "{backend:?}");
+                let mut lazy = [0i32; 256];
+                products
+                    .clone()
+                    .reduction(Reduction::Lazy)
+                    .multiply_accumulate(&a, &caches, &mut lazy)
+                    .unwrap();
+                for (r, e) in lazy.iter().zip(&expected) {
+                    assert!(
+                        r.unsigned_abs() as u64 <= MlDsaProducts::lazy_bound(k),
+                        "{backend:?} lazy {r}"
+                    );
+                    assert_eq!((*r as i64).rem_euclid(q), *e);
+                }
+            }
+        }
+    }
+    let products = MlDsaProducts::new();
+    let mut out = [0i32; 256];
+    assert!(matches!(
+        products.multiply_accumulate(&[[0; 256]; 2], &[products.cache(&[0; 256])], &mut out),
+        Err(Error::LengthMismatch { .. })
+    ));
+    assert!(matches!(
+        products.multiply_batch(&[0; 256], &[0; 512], &mut [0; 256]),
+        Err(Error::LengthMismatch { .. })
+    ));
+}

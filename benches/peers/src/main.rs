@@ -317,47 +317,195 @@ fn ours() -> Vec<Contender> {
         list.push(dsa_ntt(backend));
         list.push(dsa_intt(backend));
     }
-    // multiply_ntts picks AVX2 or NEON at run time where the CPU has it;
-    // multiply_ntts_portable is the portable code whatever the CPU.
-    list.push(kem_dot::<2>(
-        Class::Simd,
-        "nttfuse multiply_ntts + adds",
-        mlkem::multiply_ntts,
-    ));
-    list.push(kem_dot::<3>(
-        Class::Simd,
-        "nttfuse multiply_ntts + adds",
-        mlkem::multiply_ntts,
-    ));
-    list.push(kem_dot::<4>(
-        Class::Simd,
-        "nttfuse multiply_ntts + adds",
-        mlkem::multiply_ntts,
-    ));
-    list.push(kem_dot::<3>(
-        Class::Portable,
-        "nttfuse multiply_ntts_portable + adds",
-        mlkem::multiply_ntts_portable,
-    ));
-    list.push({
-        let mut rng = Rng(0xD5A_0003);
-        let a = Box::new(Aligned(dsa_poly(&mut rng)));
-        let b = Box::new(Aligned(dsa_poly(&mut rng)));
-        let mut c = Box::new(Aligned([MlDsa::ZERO; 256]));
-        Contender::new(
-            DSA_POINTWISE,
-            Class::Simd,
-            "nttfuse mldsa::pointwise",
-            false,
-            move |n| {
-                for _ in 0..n {
-                    c.0 = mldsa::pointwise(&black_box(&*a).0, &black_box(&*b).0);
-                    black_box(&mut *c);
-                }
-            },
-        )
-    });
+    // The raw-word entry point in each mode, on the detected backend and on
+    // AVX2 forced (where the CPU has it).
+    for backend in [None, Some(Backend::Avx2)] {
+        if backend.is_some_and(|b| b.check::<MlKem>().is_err()) {
+            continue;
+        }
+        for (reduction, order) in [
+            (Reduction::Canonical, NttOrder::Standard),
+            (Reduction::Lazy, NttOrder::Permuted),
+        ] {
+            list.push(raw_ntt::<MlKem, i16, 1>(backend, KEM_NTT_1, false, reduction, order));
+            list.push(raw_ntt::<MlKem, i16, 1>(backend, KEM_INTT_1, true, reduction, order));
+            list.push(raw_ntt::<MlKem, i16, 2>(backend, KEM_NTT[0], false, reduction, order));
+            list.push(raw_ntt::<MlKem, i16, 3>(backend, KEM_NTT[1], false, reduction, order));
+            list.push(raw_ntt::<MlKem, i16, 4>(backend, KEM_NTT[2], false, reduction, order));
+            list.push(raw_ntt::<MlKem, i16, 2>(backend, KEM_INTT[0], true, reduction, order));
+            list.push(raw_ntt::<MlKem, i16, 3>(backend, KEM_INTT[1], true, reduction, order));
+            list.push(raw_ntt::<MlKem, i16, 4>(backend, KEM_INTT[2], true, reduction, order));
+            list.push(raw_ntt::<MlDsa, i32, 1>(backend, DSA_NTT, false, reduction, order));
+            list.push(raw_ntt::<MlDsa, i32, 1>(backend, DSA_INTT, true, reduction, order));
+        }
+    }
+    // NTT-domain products: MlKemProducts with the caches of b made outside
+    // the timed loop (as the peer's mulcache) and inside it; the portable
+    // kernels forced; ML-DSA's likewise.
+    for backend in [None, Some(Backend::Avx2), Some(Backend::Scalar)] {
+        if backend.is_some_and(|b| b.check::<MlKem>().is_err()) {
+            continue;
+        }
+        for (cached, reduction) in [
+            (true, Reduction::Canonical),
+            (true, Reduction::Lazy),
+            (false, Reduction::Canonical),
+        ] {
+            list.push(kem_mac::<2>(backend, cached, reduction));
+            list.push(kem_mac::<3>(backend, cached, reduction));
+            list.push(kem_mac::<4>(backend, cached, reduction));
+            list.push(dsa_mul(backend, cached, reduction));
+        }
+    }
     list
+}
+
+/// The raw words of a lattice field (`execute_raw`).
+trait Raw: Kernels {
+    type Word: Copy + Default + 'static;
+    const Q: i64;
+    fn execute_raw(plan: &Plan<Self>, data: &mut [Self::Word]);
+    fn word(x: i64) -> Self::Word;
+    fn spec(inverse: bool) -> Transform<Self>;
+}
+
+impl Raw for MlKem {
+    type Word = i16;
+    const Q: i64 = KEM_Q;
+    fn execute_raw(plan: &Plan<Self>, data: &mut [i16]) {
+        plan.execute_raw(data).expect("execute_raw");
+    }
+    fn word(x: i64) -> i16 {
+        x as i16
+    }
+    fn spec(inverse: bool) -> Transform<Self> {
+        if inverse {
+            Transform::<Self>::negacyclic_inverse()
+        } else {
+            Transform::<Self>::negacyclic_forward()
+        }
+    }
+}
+
+impl Raw for MlDsa {
+    type Word = i32;
+    const Q: i64 = DSA_Q;
+    fn execute_raw(plan: &Plan<Self>, data: &mut [i32]) {
+        plan.execute_raw(data).expect("execute_raw");
+    }
+    fn word(x: i64) -> i32 {
+        x as i32
+    }
+    fn spec(inverse: bool) -> Transform<Self> {
+        if inverse {
+            Transform::<Self>::negacyclic_inverse()
+        } else {
+            Transform::<Self>::negacyclic_forward()
+        }
+    }
+}
+
+/// The NTT (or inverse) of K polynomials of raw words with `execute_raw`
+/// in the given mode: forward on a fresh canonical input each call, the
+/// inverse repeated in place (its output is within its input contract).
+fn raw_ntt<F: Raw<Word = W>, W: Copy + Default + 'static, const K: usize>(
+    backend: Option<Backend>,
+    op: &'static str,
+    inverse: bool,
+    reduction: Reduction,
+    order: NttOrder,
+) -> Contender {
+    let spec = F::spec(inverse).batch(K).reduction(reduction).ntt_order(order);
+    let plan = plan(backend, &spec);
+    let mode = match (reduction, order) {
+        (Reduction::Canonical, NttOrder::Standard) => "raw",
+        (Reduction::Lazy, NttOrder::Permuted) => "raw lazy permuted",
+        (Reduction::Lazy, _) => "raw lazy",
+        _ => "raw permuted",
+    };
+    let name = format!("nttfuse {} {mode}", plan.backend().name());
+    let mut rng = Rng(0x4A57_0000 + K as u64);
+    let input: Box<Aligned<[[W; 256]; K]>> = Box::new(Aligned(core::array::from_fn(|_| {
+        core::array::from_fn(|_| F::word(rng.below(F::Q)))
+    })));
+    let mut work = Box::new(*input);
+    Contender::new(op, class_of(backend), name, !inverse, move |n| {
+        for _ in 0..n {
+            if !inverse {
+                *work = *black_box(&*input);
+            }
+            F::execute_raw(&plan, black_box(&mut *work).0.as_flattened_mut());
+            black_box(&mut *work);
+        }
+    })
+}
+
+fn products_name(backend: Option<Backend>, what: &str, cached: bool, reduction: Reduction) -> String {
+    let name = match backend {
+        None => "",
+        Some(Backend::Avx2) => " avx2",
+        Some(Backend::Scalar) => " portable",
+        Some(_) => " simd",
+    };
+    format!(
+        "nttfuse{name} {what}{}{}",
+        if reduction == Reduction::Lazy { " lazy" } else { "" },
+        if cached { " (cached)" } else { " +cache" }
+    )
+}
+
+/// Σ_{i<K} a_i ∘ b_i with `MlKemProducts::multiply_accumulate`; the caches
+/// of b made once outside the loop (`cached`) or every call.
+fn kem_mac<const K: usize>(backend: Option<Backend>, cached: bool, reduction: Reduction) -> Contender {
+    let products = match backend {
+        Some(b) => MlKemProducts::on(b).expect("products"),
+        None => MlKemProducts::new(),
+    }
+    .reduction(reduction);
+    let mut rng = Rng(0xD07_0000 + K as u64);
+    let a: Box<Aligned<[[i16; 256]; K]>> = Box::new(Aligned(core::array::from_fn(|_| kem_raw(&kem_poly(&mut rng)))));
+    let b: Box<Aligned<[[i16; 256]; K]>> = Box::new(Aligned(core::array::from_fn(|_| kem_raw(&kem_poly(&mut rng)))));
+    let mut caches: Vec<MlKemCache> = b.0.iter().map(|p| products.cache(p)).collect();
+    let mut out = Box::new(Aligned([0i16; 256]));
+    let name = products_name(backend, "multiply_accumulate", cached, reduction);
+    Contender::new(KEM_DOT[K - 2], class_of(backend), name, false, move |n| {
+        for _ in 0..n {
+            if !cached {
+                for (p, c) in black_box(&*b).0.iter().zip(caches.iter_mut()) {
+                    products.cache_into(p, c);
+                }
+            }
+            products
+                .multiply_accumulate(&black_box(&*a).0, &caches, &mut out.0)
+                .expect("multiply_accumulate");
+            black_box(&mut *out);
+        }
+    })
+}
+
+/// ML-DSA's coefficient-wise product with `MlDsaProducts`.
+fn dsa_mul(backend: Option<Backend>, cached: bool, reduction: Reduction) -> Contender {
+    let products = match backend {
+        Some(b) => MlDsaProducts::on(b).expect("products"),
+        None => MlDsaProducts::new(),
+    }
+    .reduction(reduction);
+    let mut rng = Rng(0xD5A_0003);
+    let a = Box::new(Aligned(dsa_poly(&mut rng).map(MlDsa::value)));
+    let b = Box::new(Aligned(dsa_poly(&mut rng).map(MlDsa::value)));
+    let cache = products.cache(&b.0);
+    let mut out = Box::new(Aligned([0i32; 256]));
+    let name = products_name(backend, "multiply", cached, reduction);
+    Contender::new(DSA_POINTWISE, class_of(backend), name, false, move |n| {
+        for _ in 0..n {
+            if cached {
+                products.multiply_cached(&black_box(&*a).0, &cache, &mut out.0);
+            } else {
+                products.multiply(&black_box(&*a).0, &black_box(&*b).0, &mut out.0);
+            }
+            black_box(&mut *out);
+        }
+    })
 }
 
 /// Forward ML-KEM NTT of K polynomials (one plan with `.batch(K)` for K > 1).
@@ -409,36 +557,6 @@ fn kem_intt<const K: usize>(backend: Option<Backend>, op: &'static str) -> Conte
         for _ in 0..n {
             plan.execute(black_box(&mut *work).0.as_flattened_mut())
                 .expect("execute");
-        }
-    })
-}
-
-/// Σ_{i<K} a_i ∘ b_i with a per-term product and MlKem additions.
-fn kem_dot<const K: usize>(
-    class: Class,
-    name: &str,
-    multiply: fn(&[MlKem; 256], &[MlKem; 256]) -> [MlKem; 256],
-) -> Contender {
-    let mut rng = Rng(0xD07_0000 + K as u64);
-    let a = Box::new(Aligned::<[[MlKem; 256]; K]>(core::array::from_fn(|_| {
-        kem_poly(&mut rng)
-    })));
-    let b = Box::new(Aligned::<[[MlKem; 256]; K]>(core::array::from_fn(|_| {
-        kem_poly(&mut rng)
-    })));
-    let mut out = Box::new(Aligned([MlKem::ZERO; 256]));
-    Contender::new(KEM_DOT[K - 2], class, name, false, move |n| {
-        for _ in 0..n {
-            let (a, b) = (&black_box(&*a).0, &black_box(&*b).0);
-            let mut acc = multiply(&a[0], &b[0]);
-            for i in 1..K {
-                let term = multiply(&a[i], &b[i]);
-                for (x, y) in acc.iter_mut().zip(term) {
-                    *x += y;
-                }
-            }
-            out.0 = acc;
-            black_box(&mut *out);
         }
     })
 }

@@ -15,7 +15,7 @@
 //! GF(2^64), so a CPU with AVX2 but without 256-bit carry-less products
 //! (Haswell to Coffee Lake) still runs the prime fields here.
 
-pub(crate) mod basemul;
+pub(crate) mod products;
 pub(crate) mod ring;
 
 use crate::backend::packed::Packed;

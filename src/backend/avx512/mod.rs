@@ -5,4 +5,5 @@
 //! run time first.
 
 pub(super) mod packed;
+pub(crate) mod products;
 pub(crate) mod ring;

@@ -26,6 +26,5 @@
 #[cfg(not(target_feature = "neon"))]
 compile_error!("nttfuse's NEON backend needs an AArch64 target with NEON enabled");
 
-pub(super) mod basemul;
 pub(super) mod lattice;
 pub(super) mod packed;

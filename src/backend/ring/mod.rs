@@ -27,6 +27,7 @@
 //! coefficient: the kernels are constant time.
 
 pub(crate) mod portable;
+pub(crate) mod products;
 pub(crate) mod select;
 mod tables;
 
@@ -95,18 +96,22 @@ pub(crate) unsafe trait RingLanes: Copy {
     #[inline(always)]
     fn to_standard(x: Self, y: Self) -> (Self, Self) {
         let (mut x, mut y) = (x, y);
-        for stage in (1..=Self::STAGES).rev() {
-            (x, y) = Self::exchange(x, y, stage);
-        }
+        unroll::<4>(|s| {
+            if s < Self::STAGES {
+                (x, y) = Self::exchange(x, y, Self::STAGES - s);
+            }
+        });
         (x, y)
     }
     /// A pair in standard order to its layout after all stages.
     #[inline(always)]
     fn from_standard(a: Self, b: Self) -> (Self, Self) {
         let (mut a, mut b) = (a, b);
-        for stage in 1..=Self::STAGES {
-            (a, b) = Self::exchange(a, b, stage);
-        }
+        unroll::<4>(|s| {
+            if s < Self::STAGES {
+                (a, b) = Self::exchange(a, b, s + 1);
+            }
+        });
         (a, b)
     }
 
@@ -357,13 +362,82 @@ impl Cursor {
     }
 }
 
+/// A Cooley–Tukey layer between the first `BLOCK` registers of `r`:
+/// registers `distance` apart, the layer's k-th twiddle at
+/// `twiddles + k·SPLAT_TWIDDLE·LANES`.
+///
+/// # Safety
+/// `twiddles` points to the layer's twiddles; `L`'s features are enabled.
+#[inline(always)]
+unsafe fn ct_between<L: RingLanes>(r: &mut [L; 16], distance: usize, twiddles: *const L::Word) {
+    unroll::<16>(|i| {
+        if i < L::BLOCK && i & distance == 0 {
+            let k = i / (2 * distance);
+            // SAFETY: twiddle k of the layer, inside the table.
+            let b =
+                unsafe { r[i + distance].mul_splat(twiddles.add(k * L::SPLAT_TWIDDLE * L::LANES)) };
+            (r[i], r[i + distance]) = (r[i].add(b), r[i].sub(b));
+        }
+    });
+}
+
+/// A Gentleman–Sande layer between the registers of `r`; the sums are
+/// multiplied by the twiddle at `scale` where given (the inverse's last
+/// layer, whose differences' twiddles carry the scale).
+///
+/// # Safety
+/// As [`ct_between`]; `scale` points to a twiddle.
+#[inline(always)]
+unsafe fn gs_between<L: RingLanes>(
+    r: &mut [L; 16],
+    distance: usize,
+    twiddles: *const L::Word,
+    scale: Option<*const L::Word>,
+) {
+    unroll::<16>(|i| {
+        if i < L::BLOCK && i & distance == 0 {
+            let k = i / (2 * distance);
+            let (a, b) = (r[i], r[i + distance]);
+            // SAFETY: twiddle k of the layer, and the scale, in the table.
+            unsafe {
+                r[i] = match scale {
+                    Some(f) => a.add(b).mul_splat(f),
+                    None => a.add(b),
+                };
+                r[i + distance] = a
+                    .sub(b)
+                    .mul_splat(twiddles.add(k * L::SPLAT_TWIDDLE * L::LANES));
+            }
+        }
+    });
+}
+
+/// Every register of `r` reduced (|a| ≤ q/2 + 1).
+#[inline(always)]
+fn reduce_all<L: RingLanes>(r: &mut [L; 16]) {
+    unroll::<16>(|i| {
+        if i < L::BLOCK {
+            r[i] = r[i].reduce();
+        }
+    });
+}
+
+/// Phase 1's register `i` of `round`: 2^SPLIT registers REGS/2^SPLIT
+/// apart × BLOCK/2^SPLIT consecutive columns.
+#[inline(always)]
+fn phase1_register<L: RingLanes>(round: usize, i: usize) -> usize {
+    let columns = L::BLOCK >> L::SPLIT;
+    let stride = L::REGS >> L::SPLIT;
+    (i / columns) * stride + round * columns + i % columns
+}
+
 /// The forward NTT (Cooley–Tukey) of one polynomial at `poly` with the
-/// table at `table`: input |a| < q; output |a| < `FORWARD_BOUND`·q, or
+/// table at `table`: input |a| < q; output |a| < (LAYERS + 1)·q, or
 /// canonical if `CANONICAL`; in standard order unless `PERMUTED`.
 ///
 /// # Safety
-/// `poly` holds 256 words, `table` [`forward_table`]'s words for `L`; the
-/// caller was compiled with `L`'s target features.
+/// `poly` holds 256 words, `table` `tables::forward_table`'s words for `L`;
+/// the caller was compiled with `L`'s target features.
 #[inline(always)]
 pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED: bool>(
     poly: *mut L::Word,
@@ -371,44 +445,38 @@ pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED
 ) {
     let n = L::LANES;
     let mut at = Cursor(0);
+    let columns = L::BLOCK >> L::SPLIT;
     // SAFETY (whole function): every register index is < REGS, so every
     // load and store stays inside the 256 words of `poly`; every table
     // offset is inside the table, whose layout `forward_table` writes in
     // this same order.
     unsafe {
         if L::SPLIT > 0 {
-            // Phase 1: the first SPLIT layers, on BLOCK registers at a time:
-            // 2^SPLIT registers REGS/2^SPLIT apart × BLOCK/2^SPLIT columns.
-            let group = 1 << L::SPLIT;
-            let columns = L::BLOCK / group;
-            let stride = L::REGS / group;
+            // Phase 1: the first SPLIT layers, BLOCK registers at a time;
+            // every round reads the same twiddles.
             let start = at.0;
             for round in 0..L::REGS / L::BLOCK {
                 let mut r = [L::zero(); 16];
                 unroll::<16>(|i| {
                     if i < L::BLOCK {
-                        let reg = (i / columns) * stride + round * columns + i % columns;
-                        r[i] = L::load(poly.add(reg * n));
+                        r[i] = L::load(poly.add(phase1_register::<L>(round, i) * n));
                     }
                 });
                 let mut t = Cursor(start);
-                for layer in 0..L::SPLIT {
-                    let distance = columns << (L::SPLIT - 1 - layer);
-                    let first = t.take(((1 << layer) * L::SPLAT_TWIDDLE) * n);
-                    unroll::<16>(|i| {
-                        if i < L::BLOCK && i & distance == 0 {
-                            let k = i / (2 * distance);
-                            let w = table.add(first + k * L::SPLAT_TWIDDLE * n);
-                            let b = r[i + distance].mul_splat(w);
-                            (r[i], r[i + distance]) = (r[i].add(b), r[i].sub(b));
-                        }
-                    });
-                }
+                unroll::<2>(|layer| {
+                    if layer < L::SPLIT {
+                        let first = t.take((1 << layer) * L::SPLAT_TWIDDLE * n);
+                        ct_between::<L>(
+                            &mut r,
+                            columns << (L::SPLIT - 1 - layer),
+                            table.add(first),
+                        );
+                    }
+                });
                 at.0 = t.0;
                 unroll::<16>(|i| {
                     if i < L::BLOCK {
-                        let reg = (i / columns) * stride + round * columns + i % columns;
-                        r[i].store(poly.add(reg * n));
+                        r[i].store(poly.add(phase1_register::<L>(round, i) * n));
                     }
                 });
             }
@@ -422,38 +490,31 @@ pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED
                     r[i] = L::load(base.add(i * n));
                 }
             });
-            for layer in 0..L::INTER {
-                let distance = L::BLOCK >> (layer + 1);
-                let first = at.take(((1 << layer) * L::SPLAT_TWIDDLE) * n);
-                unroll::<16>(|i| {
-                    if i < L::BLOCK && i & distance == 0 {
-                        let k = i / (2 * distance);
-                        let w = table.add(first + k * L::SPLAT_TWIDDLE * n);
-                        let b = r[i + distance].mul_splat(w);
-                        (r[i], r[i + distance]) = (r[i].add(b), r[i].sub(b));
-                    }
-                });
-            }
-            let lanes_start = at.take(L::BLOCK / 2 * L::STAGES * L::LANE_TWIDDLE * n);
+            unroll::<4>(|layer| {
+                if layer < L::INTER {
+                    let first = at.take((1 << layer) * L::SPLAT_TWIDDLE * n);
+                    ct_between::<L>(&mut r, L::BLOCK >> (layer + 1), table.add(first));
+                }
+            });
+            let lanes = table.add(at.take(L::BLOCK / 2 * L::STAGES * L::LANE_TWIDDLE * n));
             unroll::<8>(|pair| {
                 if pair < L::BLOCK / 2 {
                     let (mut x, mut y) = (r[2 * pair], r[2 * pair + 1]);
-                    for stage in 1..=L::STAGES {
-                        (x, y) = L::exchange(x, y, stage);
-                        let w = table.add(
-                            lanes_start + ((pair * L::STAGES) + stage - 1) * L::LANE_TWIDDLE * n,
-                        );
-                        let b = y.mul_lanes(w);
-                        (x, y) = (x.add(b), x.sub(b));
-                    }
+                    unroll::<4>(|s| {
+                        if s < L::STAGES {
+                            (x, y) = L::exchange(x, y, s + 1);
+                            let w = lanes.add((pair * L::STAGES + s) * L::LANE_TWIDDLE * n);
+                            let b = y.mul_lanes(w);
+                            (x, y) = (x.add(b), x.sub(b));
+                        }
+                    });
                     if CANONICAL {
                         (x, y) = (x.canonical(), y.canonical());
                     }
                     if PERMUTED {
                         let missing = missing_stages(L::STAGES);
-                        let slot = |reg: usize| permuted_slot(reg, missing);
-                        x.store(base.add(slot(2 * pair) * n));
-                        y.store(base.add(slot(2 * pair + 1) * n));
+                        x.store(base.add(permuted_slot(2 * pair, missing) * n));
+                        y.store(base.add(permuted_slot(2 * pair + 1, missing) * n));
                     } else {
                         let (a, b) = L::to_standard(x, y);
                         a.store(base.add(2 * pair * n));
@@ -470,7 +531,7 @@ pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED
 /// `PERMUTED`; output canonical if `CANONICAL`, else |a| < q.
 ///
 /// # Safety
-/// As [`forward`], with [`inverse_table`]'s layout.
+/// As [`forward`], with `tables::inverse_table`'s layout.
 #[inline(always)]
 pub(crate) unsafe fn inverse<
     L: RingLanes,
@@ -483,24 +544,23 @@ pub(crate) unsafe fn inverse<
 ) {
     let n = L::LANES;
     let mut at = Cursor(0);
-    let mut step = 0;
-    // The a-side outputs of layer 0 are scaled by n⁻¹ separately (the
-    // b-side's twiddles carry it); the scale's twiddle comes first.
-    let scale = at.take(L::SPLAT_TWIDDLE * n);
+    let columns = L::BLOCK >> L::SPLIT;
+    // The sums of layer 0 are scaled by n⁻¹ separately (the differences'
+    // twiddles carry it); the scale's twiddle comes first.
+    let scale = table.wrapping_add(at.take(L::SPLAT_TWIDDLE * n));
     // SAFETY (whole function): as in `forward`, with `inverse_table`.
     unsafe {
         for block in 0..L::REGS / L::BLOCK {
             let base = poly.add(block * L::BLOCK * n);
             let mut r = [L::zero(); 16];
-            let lanes_start = at.take(L::BLOCK / 2 * L::STAGES * L::LANE_TWIDDLE * n);
+            let lanes = table.add(at.take(L::BLOCK / 2 * L::STAGES * L::LANE_TWIDDLE * n));
             unroll::<8>(|pair| {
                 if pair < L::BLOCK / 2 {
                     let (mut x, mut y) = if PERMUTED {
                         let missing = missing_stages(L::STAGES);
-                        let slot = |reg: usize| permuted_slot(reg, missing);
                         (
-                            L::load(base.add(slot(2 * pair) * n)),
-                            L::load(base.add(slot(2 * pair + 1) * n)),
+                            L::load(base.add(permuted_slot(2 * pair, missing) * n)),
+                            L::load(base.add(permuted_slot(2 * pair + 1, missing) * n)),
                         )
                     } else {
                         L::from_standard(
@@ -508,48 +568,36 @@ pub(crate) unsafe fn inverse<
                             L::load(base.add((2 * pair + 1) * n)),
                         )
                     };
-                    for s in 0..L::STAGES {
-                        if L::inverse_reduces_before(s, ANY_INPUT) {
-                            (x, y) = (x.reduce(), y.reduce());
+                    unroll::<4>(|s| {
+                        if s < L::STAGES {
+                            if L::inverse_reduces_before(s, ANY_INPUT) {
+                                (x, y) = (x.reduce(), y.reduce());
+                            }
+                            let stage = L::STAGES - s;
+                            let w = lanes.add((pair * L::STAGES + stage - 1) * L::LANE_TWIDDLE * n);
+                            (x, y) = (x.add(y), x.sub(y).mul_lanes(w));
+                            (x, y) = L::exchange(x, y, stage);
                         }
-                        let stage = L::STAGES - s;
-                        let w = table.add(
-                            lanes_start + ((pair * L::STAGES) + stage - 1) * L::LANE_TWIDDLE * n,
-                        );
-                        (x, y) = (x.add(y), x.sub(y).mul_lanes(w));
-                        (x, y) = L::exchange(x, y, stage);
-                    }
+                    });
                     (r[2 * pair], r[2 * pair + 1]) = (x, y);
                 }
             });
-            step = L::STAGES;
-            for layer in (0..L::INTER).rev() {
-                if L::inverse_reduces_before(step, ANY_INPUT) {
-                    unroll::<16>(|i| {
-                        if i < L::BLOCK {
-                            r[i] = r[i].reduce();
-                        }
-                    });
-                }
-                let distance = L::BLOCK >> (layer + 1);
-                let first = at.take(((1 << layer) * L::SPLAT_TWIDDLE) * n);
-                let last = L::SPLIT == 0 && layer == 0;
-                unroll::<16>(|i| {
-                    if i < L::BLOCK && i & distance == 0 {
-                        let k = i / (2 * distance);
-                        let w = table.add(first + k * L::SPLAT_TWIDDLE * n);
-                        let (a, b) = (r[i], r[i + distance]);
-                        let sum = a.add(b);
-                        r[i] = if last {
-                            sum.mul_splat(table.add(scale))
-                        } else {
-                            sum
-                        };
-                        r[i + distance] = a.sub(b).mul_splat(w);
+            unroll::<4>(|i| {
+                if i < L::INTER {
+                    let layer = L::INTER - 1 - i;
+                    if L::inverse_reduces_before(L::STAGES + i, ANY_INPUT) {
+                        reduce_all::<L>(&mut r);
                     }
-                });
-                step += 1;
-            }
+                    let first = at.take((1 << layer) * L::SPLAT_TWIDDLE * n);
+                    let last = L::SPLIT == 0 && layer == 0;
+                    gs_between::<L>(
+                        &mut r,
+                        L::BLOCK >> (layer + 1),
+                        table.add(first),
+                        last.then_some(scale),
+                    );
+                }
+            });
             if L::SPLIT == 0 {
                 finish_inverse::<L, CANONICAL>(&mut r);
             }
@@ -560,49 +608,34 @@ pub(crate) unsafe fn inverse<
             });
         }
         if L::SPLIT > 0 {
-            let group = 1 << L::SPLIT;
-            let columns = L::BLOCK / group;
-            let stride = L::REGS / group;
             let start = at.0;
             for round in 0..L::REGS / L::BLOCK {
                 let mut r = [L::zero(); 16];
                 unroll::<16>(|i| {
                     if i < L::BLOCK {
-                        let reg = (i / columns) * stride + round * columns + i % columns;
-                        r[i] = L::load(poly.add(reg * n));
+                        r[i] = L::load(poly.add(phase1_register::<L>(round, i) * n));
                     }
                 });
                 let mut t = Cursor(start);
-                for (step, layer) in (step..).zip((0..L::SPLIT).rev()) {
-                    if L::inverse_reduces_before(step, ANY_INPUT) {
-                        unroll::<16>(|i| {
-                            if i < L::BLOCK {
-                                r[i] = r[i].reduce();
-                            }
-                        });
-                    }
-                    let distance = columns << (L::SPLIT - 1 - layer);
-                    let first = t.take(((1 << layer) * L::SPLAT_TWIDDLE) * n);
-                    unroll::<16>(|i| {
-                        if i < L::BLOCK && i & distance == 0 {
-                            let k = i / (2 * distance);
-                            let w = table.add(first + k * L::SPLAT_TWIDDLE * n);
-                            let (a, b) = (r[i], r[i + distance]);
-                            let sum = a.add(b);
-                            r[i] = if layer == 0 {
-                                sum.mul_splat(table.add(scale))
-                            } else {
-                                sum
-                            };
-                            r[i + distance] = a.sub(b).mul_splat(w);
+                unroll::<2>(|i| {
+                    if i < L::SPLIT {
+                        let layer = L::SPLIT - 1 - i;
+                        if L::inverse_reduces_before(L::STAGES + L::INTER + i, ANY_INPUT) {
+                            reduce_all::<L>(&mut r);
                         }
-                    });
-                }
+                        let first = t.take((1 << layer) * L::SPLAT_TWIDDLE * n);
+                        gs_between::<L>(
+                            &mut r,
+                            columns << (L::SPLIT - 1 - layer),
+                            table.add(first),
+                            (layer == 0).then_some(scale),
+                        );
+                    }
+                });
                 finish_inverse::<L, CANONICAL>(&mut r);
                 unroll::<16>(|i| {
                     if i < L::BLOCK {
-                        let reg = (i / columns) * stride + round * columns + i % columns;
-                        r[i].store(poly.add(reg * n));
+                        r[i].store(poly.add(phase1_register::<L>(round, i) * n));
                     }
                 });
             }
