@@ -24,7 +24,6 @@ mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 mod lattice;
-pub mod layout;
 mod memory;
 #[cfg(target_arch = "aarch64")]
 mod neon;

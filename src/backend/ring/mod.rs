@@ -29,7 +29,7 @@
 pub(crate) mod portable;
 pub(crate) mod products;
 pub(crate) mod select;
-mod tables;
+pub(crate) mod tables;
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) use tables::{DsaShoup, KemMontgomery};

@@ -214,8 +214,7 @@ pub(crate) fn mldsa(
 }
 
 /// The ML-KEM product kernels of `backend` (AVX-512 with VNNI where the
-/// CPU has it; NEON and scalar: the portable ones, which the compiler
-/// vectorises).
+/// CPU has it; scalar: the portable ones, which the compiler vectorises).
 pub(crate) fn kem_products(backend: Checked<MlKem>) -> &'static super::products::KemProductFns {
     match backend.backend() {
         #[cfg(target_arch = "x86_64")]
@@ -226,6 +225,8 @@ pub(crate) fn kem_products(backend: Checked<MlKem>) -> &'static super::products:
         Backend::Avx512 => &crate::backend::avx512::products::kem::FNS,
         #[cfg(target_arch = "x86_64")]
         Backend::Avx2 => &crate::backend::avx2::products::kem::FNS,
+        #[cfg(target_arch = "aarch64")]
+        Backend::Neon => &crate::backend::neon::products::kem::FNS,
         _ => &super::products::portable::KEM_PRODUCTS,
     }
 }
@@ -237,6 +238,8 @@ pub(crate) fn dsa_products(backend: Checked<MlDsa>) -> &'static super::products:
         Backend::Avx512 => &crate::backend::avx512::products::DSA_PRODUCTS,
         #[cfg(target_arch = "x86_64")]
         Backend::Avx2 => &crate::backend::avx2::products::DSA_PRODUCTS,
+        #[cfg(target_arch = "aarch64")]
+        Backend::Neon => &crate::backend::neon::products::DSA_PRODUCTS,
         _ => &super::products::portable::DSA_PRODUCTS,
     }
 }

@@ -152,6 +152,7 @@ pub(crate) fn inverse_table<T: TwiddleVectors>(heap: &[T::Word], f: T::Word) -> 
 /// ML-KEM twiddles for 16-bit Montgomery products (AVX2, AVX-512):
 /// `mulhi(b, w) − mulhi(mullo(b, w·q⁻¹), q)`, with w = w_plain·2^16 mod q
 /// centred to |w| ≤ (q − 1)/2, so that |r| < 0.75·q for any `i16` b.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) struct KemMontgomery<const LANES: usize, const BLOCK: usize>;
 
 impl<const LANES: usize, const BLOCK: usize> TwiddleVectors for KemMontgomery<LANES, BLOCK> {
@@ -177,6 +178,7 @@ impl<const LANES: usize, const BLOCK: usize> TwiddleVectors for KemMontgomery<LA
 }
 
 /// `w` (any residue with |w| < 2q) centred to |w| ≤ (q − 1)/2.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 fn centre_kem(w: i16) -> i16 {
     let q = mlkem::Q;
     let r = (w % q + q) % q;
@@ -192,8 +194,10 @@ fn centre_kem(w: i16) -> i16 {
 /// `t = round(b·w'/2^32)` and `r = b·w − t·q` (low 32 bits), |r| < q for
 /// |b| < 2^31. Lane twiddles carry a third vector: the odd lanes' w' moved
 /// to the even positions, where `vpmuldq` reads.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) struct DsaShoup<const LANES: usize, const BLOCK: usize>;
 
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 impl<const LANES: usize, const BLOCK: usize> DsaShoup<LANES, BLOCK> {
     /// (w, w') of a Montgomery-form twiddle.
     fn shoup(w_montgomery: i32) -> (i32, i32) {
@@ -229,5 +233,93 @@ impl<const LANES: usize, const BLOCK: usize> TwiddleVectors for DsaShoup<LANES, 
 
     fn times(w: i32, f: i32) -> i32 {
         mldsa::fqmul(w, f)
+    }
+}
+
+/// Twiddles for the NEON Barrett products (`sqrdmulh`): plain w centred to
+/// |w| ≤ (q − 1)/2 and w' = round(w·2^(bits−1)/q); `r = b·w − q·sqrdmulh(b,
+/// w')` has |r| ≤ q for any word b. `BITS` is 16 (ML-KEM) or 32 (ML-DSA).
+#[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
+pub(crate) struct Barrett<W, const LANES: usize, const BLOCK: usize, const BITS: u32>(
+    core::marker::PhantomData<W>,
+);
+
+/// A lattice word the Barrett tables are made of.
+#[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
+pub(crate) trait BarrettWord: Copy + Default {
+    /// The field's modulus.
+    const Q: i64;
+    /// Layers of the field's NTT.
+    const LAYERS: usize;
+    /// The plain value of a Montgomery-form word.
+    fn plain(montgomery: Self) -> i64;
+    /// `a·b·R⁻¹` of Montgomery forms.
+    fn times(a: Self, b: Self) -> Self;
+    fn from_i64(x: i64) -> Self;
+}
+
+impl BarrettWord for i16 {
+    const Q: i64 = mlkem::Q as i64;
+    const LAYERS: usize = 7;
+    fn plain(montgomery: i16) -> i64 {
+        mlkem::montgomery_reduce(montgomery as i32) as i64
+    }
+    fn times(a: i16, b: i16) -> i16 {
+        mlkem::fqmul(a, b)
+    }
+    fn from_i64(x: i64) -> i16 {
+        x as i16
+    }
+}
+
+impl BarrettWord for i32 {
+    const Q: i64 = mldsa::Q as i64;
+    const LAYERS: usize = 8;
+    fn plain(montgomery: i32) -> i64 {
+        mldsa::montgomery_reduce(montgomery as i64) as i64
+    }
+    fn times(a: i32, b: i32) -> i32 {
+        mldsa::fqmul(a, b)
+    }
+    fn from_i64(x: i64) -> i32 {
+        x as i32
+    }
+}
+
+#[cfg_attr(not(target_arch = "aarch64"), allow(dead_code))]
+impl<W: BarrettWord, const LANES: usize, const BLOCK: usize, const BITS: u32>
+    Barrett<W, LANES, BLOCK, BITS>
+{
+    /// (w, w') of a Montgomery-form twiddle.
+    fn pair(w: W) -> (W, W) {
+        let q = W::Q;
+        let r = W::plain(w).rem_euclid(q);
+        let w = if r > q / 2 { r - q } else { r };
+        let wt = ((w as f64) * (1u64 << (BITS - 1)) as f64 / q as f64).round() as i64;
+        (W::from_i64(w), W::from_i64(wt))
+    }
+}
+
+impl<W: BarrettWord, const LANES: usize, const BLOCK: usize, const BITS: u32> TwiddleVectors
+    for Barrett<W, LANES, BLOCK, BITS>
+{
+    type Word = W;
+    const LANES: usize = LANES;
+    const BLOCK: usize = BLOCK;
+    const LAYERS: usize = W::LAYERS;
+
+    fn lane_vectors(ws: &[W]) -> Vec<W> {
+        let pairs: Vec<(W, W)> = ws.iter().map(|&w| Self::pair(w)).collect();
+        let mut v: Vec<W> = pairs.iter().map(|p| p.0).collect();
+        v.extend(pairs.iter().map(|p| p.1));
+        v
+    }
+
+    fn splat_vectors(w: W) -> Vec<W> {
+        Self::lane_vectors(&[w; LANES])
+    }
+
+    fn times(w: W, f: W) -> W {
+        W::times(w, f)
     }
 }
