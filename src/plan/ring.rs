@@ -110,6 +110,22 @@ macro_rules! raw_entry_point {
                 }
             }
 
+            /// For benchmarks: the ring kernel's entry point (one polynomial,
+            /// its table) that `execute_raw` calls, so that the call's
+            /// overhead can be measured against the bare kernel. `None` for
+            /// a plan that is not a ring kernel alone.
+            ///
+            /// Calling it is `unsafe`: only with this table, on the CPU the
+            /// plan was built on (it may use instructions only that CPU has).
+            #[doc(hidden)]
+            #[allow(clippy::type_complexity)]
+            pub fn bare_ring_kernel(&self) -> Option<(unsafe fn(&mut [$raw; 256], &[$raw]), &[$raw])> {
+                match (self.ring_direct, &self.ring) {
+                    (true, Some(ring)) => Some(ring.parts()),
+                    _ => None,
+                }
+            }
+
             /// Whether raw input words meet the ring kernel's contract
             /// (debug builds only: it branches on the words).
             fn raw_input_in_contract(&self, data: &[$raw]) -> bool {

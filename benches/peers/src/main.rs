@@ -14,6 +14,7 @@
 //! ```
 
 mod ffi;
+mod overhead;
 
 use ffi::Aligned;
 use nttfuse::transform::{mldsa, mlkem};
@@ -1274,4 +1275,7 @@ fn main() {
         "- classes: nttfuse's default backend (best on this CPU) is compared with the peers' \
          SIMD code, nttfuse's scalar backend with their portable C."
     );
+    if matches("overhead") {
+        overhead::report(rounds);
+    }
 }

@@ -4,7 +4,7 @@
 //! ML-DSA) as phase 1 over registers a half or a quarter polynomial apart.
 //!
 //! The products are those of the AVX-512 kernels on half the lanes: 16-bit
-//! Montgomery for ML-KEM, rounded Shoup for ML-DSA. The three stages are
+//! Montgomery for ML-KEM, 32-bit Montgomery for ML-DSA. The three stages are
 //! `vperm2i128`, `vpunpck[lh]qdq`, and `vmovsldup` + `vpblendd` / shift +
 //! `vpblendd`.
 
@@ -143,22 +143,29 @@ unsafe impl RingLanes for KemYmm {
 pub(crate) struct DsaYmm(__m256i);
 
 impl DsaYmm {
-    /// The rounded Shoup product (see `avx512::ring`).
+    /// The Montgomery product (see `avx512::ring`), the high words merged
+    /// by a shift and a blend.
     #[inline(always)]
-    unsafe fn shoup(self, w: *const i32, we: *const i32, wo: *const i32) -> Self {
+    unsafe fn montmul(self, w: *const i32, wo: *const i32, wq: *const i32) -> Self {
         // SAFETY: the caller gives three readable vectors; AVX2 is enabled.
         unsafe {
             let b = self.0;
-            let half = _mm256_set1_epi64x(1 << 31);
-            let even = _mm256_add_epi64(_mm256_mul_epi32(b, _mm256_loadu_si256(we.cast())), half);
-            let odd = _mm256_add_epi64(
-                _mm256_mul_epi32(_mm256_srli_epi64::<32>(b), _mm256_loadu_si256(wo.cast())),
-                half,
+            let q = _mm256_set1_epi32(mldsa::Q);
+            let m = _mm256_mullo_epi32(b, _mm256_loadu_si256(wq.cast()));
+            let even = _mm256_sub_epi64(
+                _mm256_mul_epi32(b, _mm256_loadu_si256(w.cast())),
+                _mm256_mul_epi32(m, q),
             );
-            let t = _mm256_blend_epi32::<0xAA>(_mm256_srli_epi64::<32>(even), odd);
-            Self(_mm256_sub_epi32(
-                _mm256_mullo_epi32(b, _mm256_loadu_si256(w.cast())),
-                _mm256_mullo_epi32(t, _mm256_set1_epi32(mldsa::Q)),
+            let odd = _mm256_sub_epi64(
+                _mm256_mul_epi32(
+                    _mm256_shuffle_epi32::<0xF5>(b),
+                    _mm256_loadu_si256(wo.cast()),
+                ),
+                _mm256_mul_epi32(_mm256_srli_epi64::<32>(m), q),
+            );
+            Self(_mm256_blend_epi32::<0xAA>(
+                _mm256_srli_epi64::<32>(even),
+                odd,
             ))
         }
     }
@@ -201,13 +208,13 @@ unsafe impl RingLanes for DsaYmm {
     }
     #[inline(always)]
     unsafe fn mul_splat(self, t: *const i32) -> Self {
-        // SAFETY: the caller gives (w, w'); every lane's w' is the same.
-        unsafe { self.shoup(t, t.add(8), t.add(8)) }
+        // SAFETY: the caller gives (w, w·q⁻¹); every lane's w is the same.
+        unsafe { self.montmul(t, t, t.add(8)) }
     }
     #[inline(always)]
     unsafe fn mul_lanes(self, t: *const i32) -> Self {
-        // SAFETY: the caller gives (w, w' even, w' odd).
-        unsafe { self.shoup(t, t.add(8), t.add(16)) }
+        // SAFETY: the caller gives (w, w of the odd lanes, w·q⁻¹).
+        unsafe { self.montmul(t, t.add(8), t.add(16)) }
     }
     #[inline(always)]
     fn reduce(self) -> Self {

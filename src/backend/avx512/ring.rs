@@ -3,9 +3,9 @@
 //! generic kernels of `backend::ring`.
 //!
 //! ML-KEM twiddle products are 16-bit Montgomery products with twisted
-//! twiddles (three multiplies); ML-DSA's are rounded Shoup products (two
-//! `vpmuldq` for the quotient, two `vpmulld` for the low words: four
-//! multiplies where a Montgomery product takes six). Stages 1–3 are one
+//! twiddles (three multiplies); ML-DSA's 32-bit Montgomery products with the twisted
+//! twiddle's low word from one `vpmulld` for all lanes (five multiplies
+//! where the even/odd form takes six). Stages 1–3 are one
 //! shuffle per output register; stage 4 and the return to the standard
 //! order are one `vpermt2d` / `vpermt2w` per output.
 
@@ -287,25 +287,31 @@ unsafe impl RingLanes for KemZmm {
 pub(crate) struct DsaZmm(__m512i);
 
 impl DsaZmm {
-    /// The rounded Shoup product with w at `w`, w' (even lanes) at `we`
-    /// and the odd lanes' w' at `wo`.
+    /// The Montgomery product with w at `w`, the odd lanes' w at `wo`
+    /// and w·q⁻¹ at `wq`: `m = lo32(b·wq)`, `r = hi32(b·w) − hi32(m·q)`,
+    /// the odd lanes brought down by a shuffle (b) and a shift (m, on
+    /// another port), the high words merged by one `vpermt2d`.
     #[inline(always)]
-    unsafe fn shoup(self, w: *const i32, we: *const i32, wo: *const i32) -> Self {
+    unsafe fn montmul(self, w: *const i32, wo: *const i32, wq: *const i32) -> Self {
         // SAFETY: the caller gives three readable vectors; AVX-512 F is
         // enabled (see the impl).
         unsafe {
             let b = self.0;
-            let half = _mm512_set1_epi64(1 << 31);
-            let even = _mm512_add_epi64(_mm512_mul_epi32(b, _mm512_loadu_si512(we.cast())), half);
-            let odd = _mm512_add_epi64(
-                _mm512_mul_epi32(_mm512_srli_epi64::<32>(b), _mm512_loadu_si512(wo.cast())),
-                half,
+            let q = _mm512_set1_epi32(mldsa::Q);
+            let m = _mm512_mullo_epi32(b, _mm512_loadu_si512(wq.cast()));
+            let even = _mm512_sub_epi64(
+                _mm512_mul_epi32(b, _mm512_loadu_si512(w.cast())),
+                _mm512_mul_epi32(m, q),
             );
-            let t = _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64::<32>(even), odd);
-            Self(_mm512_sub_epi32(
-                _mm512_mullo_epi32(b, _mm512_loadu_si512(w.cast())),
-                _mm512_mullo_epi32(t, _mm512_set1_epi32(mldsa::Q)),
-            ))
+            let odd = _mm512_sub_epi64(
+                _mm512_mul_epi32(
+                    _mm512_shuffle_epi32::<0xF5>(b),
+                    _mm512_loadu_si512(wo.cast()),
+                ),
+                _mm512_mul_epi32(_mm512_srli_epi64::<32>(m), q),
+            );
+            let high = _mm512_set_epi32(31, 15, 29, 13, 27, 11, 25, 9, 23, 7, 21, 5, 19, 3, 17, 1);
+            Self(_mm512_permutex2var_epi32(even, high, odd))
         }
     }
 }
@@ -347,13 +353,13 @@ unsafe impl RingLanes for DsaZmm {
     }
     #[inline(always)]
     unsafe fn mul_splat(self, t: *const i32) -> Self {
-        // SAFETY: the caller gives (w, w'); every lane's w' is the same.
-        unsafe { self.shoup(t, t.add(16), t.add(16)) }
+        // SAFETY: the caller gives (w, w·q⁻¹); every lane's w is the same.
+        unsafe { self.montmul(t, t, t.add(16)) }
     }
     #[inline(always)]
     unsafe fn mul_lanes(self, t: *const i32) -> Self {
-        // SAFETY: the caller gives (w, w' even, w' odd).
-        unsafe { self.shoup(t, t.add(16), t.add(32)) }
+        // SAFETY: the caller gives (w, w of the odd lanes, w·q⁻¹).
+        unsafe { self.montmul(t, t.add(16), t.add(32)) }
     }
     #[inline(always)]
     fn reduce(self) -> Self {

@@ -26,13 +26,32 @@
 //! reduction happens at a fixed point of the schedule, never depending on a
 //! coefficient: the kernels are constant time.
 
+/// `body` with `i` = 0, …, N − 1, written out (no closure, no loop): the
+/// indices are constants, so arrays of registers indexed by them stay in
+/// registers (a closure the inliner declines would leave them on the
+/// stack, as it did for ML-DSA's 16-register blocks).
+macro_rules! unroll {
+    ($n:expr, $i:ident => $body:block) => {
+        unroll!(@each $n, $i, $body, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+    };
+    (@each $n:expr, $i:ident, $body:block, $($k:literal)*) => {
+        $(
+            if $k < $n {
+                #[allow(clippy::identity_op)]
+                let $i: usize = $k;
+                $body
+            }
+        )*
+    };
+}
+
 pub(crate) mod portable;
 pub(crate) mod products;
 pub(crate) mod select;
 pub(crate) mod tables;
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) use tables::{DsaShoup, KemMontgomery};
+pub(crate) use tables::{DsaMontgomery, KemMontgomery};
 
 #[cfg(test)]
 use crate::transform::ring::permuted_address;
@@ -96,7 +115,7 @@ pub(crate) unsafe trait RingLanes: Copy {
     #[inline(always)]
     fn to_standard(x: Self, y: Self) -> (Self, Self) {
         let (mut x, mut y) = (x, y);
-        unroll::<4>(|s| {
+        unroll!(4, s => {
             if s < Self::STAGES {
                 (x, y) = Self::exchange(x, y, Self::STAGES - s);
             }
@@ -107,7 +126,7 @@ pub(crate) unsafe trait RingLanes: Copy {
     #[inline(always)]
     fn from_standard(a: Self, b: Self) -> (Self, Self) {
         let (mut a, mut b) = (a, b);
-        unroll::<4>(|s| {
+        unroll!(4, s => {
             if s < Self::STAGES {
                 (a, b) = Self::exchange(a, b, s + 1);
             }
@@ -300,6 +319,12 @@ impl<W: Copy> RingKernel<W> {
         }
     }
 
+    /// The entry point and its table (for benchmarks that time the bare
+    /// kernel against a plan's call).
+    pub(crate) fn parts(&self) -> (RingFn<W>, &[W]) {
+        (self.run, &self.table)
+    }
+
     /// What the kernel runs, as plans print it.
     pub(crate) fn description(&self) -> &str {
         &self.description
@@ -320,17 +345,6 @@ pub(crate) const fn kem_inverse_reduces_before(step: usize, any_input: bool) -> 
     } else {
         step == 3
     }
-}
-
-/// Calls `f(0)`, …, `f(N − 1)` written out: the indices are constants after
-/// inlining, so arrays of registers indexed by them stay in registers.
-#[inline(always)]
-fn unroll<const N: usize>(mut f: impl FnMut(usize)) {
-    macro_rules! calls {
-        ($($i:literal)*) => { $( if $i < N { f($i) } )* };
-    }
-    calls!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
-    debug_assert!(N <= 16);
 }
 
 /// Where register `reg` of a block (after its stages) is stored in the
@@ -370,7 +384,7 @@ impl Cursor {
 /// `twiddles` points to the layer's twiddles; `L`'s features are enabled.
 #[inline(always)]
 unsafe fn ct_between<L: RingLanes>(r: &mut [L; 16], distance: usize, twiddles: *const L::Word) {
-    unroll::<16>(|i| {
+    unroll!(16, i => {
         if i < L::BLOCK && i & distance == 0 {
             let k = i / (2 * distance);
             // SAFETY: twiddle k of the layer, inside the table.
@@ -394,7 +408,7 @@ unsafe fn gs_between<L: RingLanes>(
     twiddles: *const L::Word,
     scale: Option<*const L::Word>,
 ) {
-    unroll::<16>(|i| {
+    unroll!(16, i => {
         if i < L::BLOCK && i & distance == 0 {
             let k = i / (2 * distance);
             let (a, b) = (r[i], r[i + distance]);
@@ -415,7 +429,7 @@ unsafe fn gs_between<L: RingLanes>(
 /// Every register of `r` reduced (|a| ≤ q/2 + 1).
 #[inline(always)]
 fn reduce_all<L: RingLanes>(r: &mut [L; 16]) {
-    unroll::<16>(|i| {
+    unroll!(16, i => {
         if i < L::BLOCK {
             r[i] = r[i].reduce();
         }
@@ -457,13 +471,13 @@ pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED
             let start = at.0;
             for round in 0..L::REGS / L::BLOCK {
                 let mut r = [L::zero(); 16];
-                unroll::<16>(|i| {
+                unroll!(16, i => {
                     if i < L::BLOCK {
                         r[i] = L::load(poly.add(phase1_register::<L>(round, i) * n));
                     }
                 });
                 let mut t = Cursor(start);
-                unroll::<2>(|layer| {
+                unroll!(2, layer => {
                     if layer < L::SPLIT {
                         let first = t.take((1 << layer) * L::SPLAT_TWIDDLE * n);
                         ct_between::<L>(
@@ -474,7 +488,7 @@ pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED
                     }
                 });
                 at.0 = t.0;
-                unroll::<16>(|i| {
+                unroll!(16, i => {
                     if i < L::BLOCK {
                         r[i].store(poly.add(phase1_register::<L>(round, i) * n));
                     }
@@ -485,22 +499,22 @@ pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED
         for block in 0..L::REGS / L::BLOCK {
             let base = poly.add(block * L::BLOCK * n);
             let mut r = [L::zero(); 16];
-            unroll::<16>(|i| {
+            unroll!(16, i => {
                 if i < L::BLOCK {
                     r[i] = L::load(base.add(i * n));
                 }
             });
-            unroll::<4>(|layer| {
+            unroll!(4, layer => {
                 if layer < L::INTER {
                     let first = at.take((1 << layer) * L::SPLAT_TWIDDLE * n);
                     ct_between::<L>(&mut r, L::BLOCK >> (layer + 1), table.add(first));
                 }
             });
             let lanes = table.add(at.take(L::BLOCK / 2 * L::STAGES * L::LANE_TWIDDLE * n));
-            unroll::<8>(|pair| {
+            unroll!(8, pair => {
                 if pair < L::BLOCK / 2 {
                     let (mut x, mut y) = (r[2 * pair], r[2 * pair + 1]);
-                    unroll::<4>(|s| {
+                    unroll!(4, s => {
                         if s < L::STAGES {
                             (x, y) = L::exchange(x, y, s + 1);
                             let w = lanes.add((pair * L::STAGES + s) * L::LANE_TWIDDLE * n);
@@ -554,7 +568,7 @@ pub(crate) unsafe fn inverse<
             let base = poly.add(block * L::BLOCK * n);
             let mut r = [L::zero(); 16];
             let lanes = table.add(at.take(L::BLOCK / 2 * L::STAGES * L::LANE_TWIDDLE * n));
-            unroll::<8>(|pair| {
+            unroll!(8, pair => {
                 if pair < L::BLOCK / 2 {
                     let (mut x, mut y) = if PERMUTED {
                         let missing = missing_stages(L::STAGES);
@@ -568,7 +582,7 @@ pub(crate) unsafe fn inverse<
                             L::load(base.add((2 * pair + 1) * n)),
                         )
                     };
-                    unroll::<4>(|s| {
+                    unroll!(4, s => {
                         if s < L::STAGES {
                             if L::inverse_reduces_before(s, ANY_INPUT) {
                                 (x, y) = (x.reduce(), y.reduce());
@@ -582,7 +596,7 @@ pub(crate) unsafe fn inverse<
                     (r[2 * pair], r[2 * pair + 1]) = (x, y);
                 }
             });
-            unroll::<4>(|i| {
+            unroll!(4, i => {
                 if i < L::INTER {
                     let layer = L::INTER - 1 - i;
                     if L::inverse_reduces_before(L::STAGES + i, ANY_INPUT) {
@@ -601,7 +615,7 @@ pub(crate) unsafe fn inverse<
             if L::SPLIT == 0 {
                 finish_inverse::<L, CANONICAL>(&mut r);
             }
-            unroll::<16>(|i| {
+            unroll!(16, i => {
                 if i < L::BLOCK {
                     r[i].store(base.add(i * n));
                 }
@@ -611,13 +625,13 @@ pub(crate) unsafe fn inverse<
             let start = at.0;
             for round in 0..L::REGS / L::BLOCK {
                 let mut r = [L::zero(); 16];
-                unroll::<16>(|i| {
+                unroll!(16, i => {
                     if i < L::BLOCK {
                         r[i] = L::load(poly.add(phase1_register::<L>(round, i) * n));
                     }
                 });
                 let mut t = Cursor(start);
-                unroll::<2>(|i| {
+                unroll!(2, i => {
                     if i < L::SPLIT {
                         let layer = L::SPLIT - 1 - i;
                         if L::inverse_reduces_before(L::STAGES + L::INTER + i, ANY_INPUT) {
@@ -633,7 +647,7 @@ pub(crate) unsafe fn inverse<
                     }
                 });
                 finish_inverse::<L, CANONICAL>(&mut r);
-                unroll::<16>(|i| {
+                unroll!(16, i => {
                     if i < L::BLOCK {
                         r[i].store(poly.add(phase1_register::<L>(round, i) * n));
                     }
@@ -648,7 +662,7 @@ pub(crate) unsafe fn inverse<
 #[inline(always)]
 fn finish_inverse<L: RingLanes, const CANONICAL: bool>(r: &mut [L; 16]) {
     if CANONICAL {
-        unroll::<16>(|i| {
+        unroll!(16, i => {
             if i < L::BLOCK {
                 r[i] = r[i].positive();
             }

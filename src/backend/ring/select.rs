@@ -4,7 +4,7 @@
 use super::tables::{forward_table, inverse_table, TwiddleVectors};
 use super::{portable, RingFns, RingKernel, RingMode};
 #[cfg(target_arch = "x86_64")]
-use super::{DsaShoup, KemMontgomery};
+use super::{DsaMontgomery, KemMontgomery};
 use crate::backend::{Backend, Checked};
 use crate::field::{MlDsa, MlKem};
 
@@ -177,9 +177,9 @@ pub(crate) fn mldsa(
     match backend.backend() {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: a `Checked<MlDsa>` for AVX-512 is made only after AVX-512
-        // F was detected; the table is the 16-lane Shoup layout.
+        // F was detected; the table is the 16-lane Montgomery layout.
         Backend::Avx512 => unsafe {
-            type T = DsaShoup<16, 16>;
+            type T = DsaMontgomery<16, 16>;
             let text = format!("{}; {contract}", shape_text::<T>("avx512", "zmm"));
             simd::<T>(
                 &crate::backend::avx512::ring::MLDSA,
@@ -192,7 +192,7 @@ pub(crate) fn mldsa(
         #[cfg(target_arch = "x86_64")]
         // SAFETY: as above, with AVX2 detected and the 8-lane layout.
         Backend::Avx2 => unsafe {
-            type T = DsaShoup<8, 8>;
+            type T = DsaMontgomery<8, 8>;
             let text = format!("{}; {contract}", shape_text::<T>("avx2", "ymm"));
             simd::<T>(&crate::backend::avx2::ring::MLDSA, mode, heap, scale, text)
         },
