@@ -225,7 +225,60 @@ fn golden_lattice_plans_per_backend() {
             .lanes(3 * 16),
         zen5(),
     );
+    // The KEM modes: lazy output and the permuted NTT order, and the AVX2
+    // kernels of CPUs without AVX-512.
+    let lazy_permuted =
+        |t: Transform<MlKem>| t.reduction(Reduction::Lazy).ntt_order(NttOrder::Permuted);
+    golden_on(
+        avx,
+        "mlkem_forward_lazy_permuted_avx512",
+        lazy_permuted(Transform::<MlKem>::negacyclic_forward()),
+        zen5(),
+    );
+    golden_on(
+        avx,
+        "mlkem_inverse_lazy_permuted_avx512_batch3",
+        lazy_permuted(Transform::<MlKem>::negacyclic_inverse()).batch(3),
+        zen5(),
+    );
+    golden_on(
+        Backend::Scalar,
+        "mlkem_forward_lazy_permuted_scalar",
+        lazy_permuted(Transform::<MlKem>::negacyclic_forward()),
+        zen5(),
+    );
+    let avx2 = Backend::Avx2;
+    golden_on(
+        avx2,
+        "mlkem_forward_avx2",
+        Transform::<MlKem>::negacyclic_forward(),
+        zen5(),
+    );
+    golden_on(
+        avx2,
+        "mlkem_inverse_lazy_permuted_avx2",
+        lazy_permuted(Transform::<MlKem>::negacyclic_inverse()),
+        zen5(),
+    );
+    golden_on(
+        avx2,
+        "mldsa_forward_avx2",
+        Transform::<MlDsa>::negacyclic_forward(),
+        zen5(),
+    );
+    golden_on(
+        avx2,
+        "mldsa_inverse_lazy_avx2",
+        Transform::<MlDsa>::negacyclic_inverse().reduction(Reduction::Lazy),
+        zen5(),
+    );
     let neon = Backend::Neon;
+    golden_on(
+        neon,
+        "mlkem_forward_lazy_permuted_neon",
+        lazy_permuted(Transform::<MlKem>::negacyclic_forward()),
+        zen5(),
+    );
     golden_on(
         neon,
         "mlkem_forward_neon",
