@@ -569,9 +569,12 @@ fn decapsulation_key_hash_check() {
 }
 
 /// Every NTT-layer call goes through ring.rs, as many as the algorithms
-/// need: 2k NTTs and k² products for KeyGen; k NTTs, k + 1 inverses and
-/// k + 1 inner products for Encrypt; Decrypt adds k NTTs, 1 inverse and 1
-/// inner product.
+/// need, each vector in one call and each cache made once per vector:
+/// KeyGen transforms ŝ and ê (2k NTTs in 2 calls), caches ŝ and takes k
+/// rows of k products; Encrypt transforms ŷ (k NTTs, 1 call), caches it,
+/// takes k + 1 rows of k products and transforms u (k polynomials, 1 call)
+/// and v back; Decrypt adds NTT(u') (1 call), ŝ's caches, one dot product
+/// and one inverse.
 #[test]
 fn ring_calls_per_operation() {
     use ring::Op;
@@ -582,7 +585,10 @@ fn ring_calls_per_operation() {
             ring::reset_stats();
             f();
             let s = ring::stats();
-            Op::ALL.map(|op| s.calls[op as usize])
+            (
+                Op::ALL.map(|op| s.calls[op as usize]),
+                Op::ALL.map(|op| s.polys[op as usize]),
+            )
         };
         let mut keys = None;
         let keygen = calls(&mut || keys = Some(kem.key_gen(&[1; 32], &[2; 32]).unwrap()));
@@ -590,10 +596,28 @@ fn ring_calls_per_operation() {
         let mut c = Vec::new();
         let encaps = calls(&mut || c = kem.encaps(&ek, &[3; 32]).unwrap().1);
         let decaps = calls(&mut || assert!(kem.decaps(&dk, &c).is_ok()));
-        // [NTT, inverse, product, product-accumulate]
-        assert_eq!(keygen, [2 * k, 0, 0, k * k]);
-        assert_eq!(encaps, [k, k + 1, k + 1, (k + 1) * (k - 1)]);
-        assert_eq!(decaps, [2 * k, k + 2, k + 2, (k + 2) * (k - 1)]);
+        // Calls, then polynomials (or product terms): [NTT, inverse, cache,
+        // multiply-accumulate].
+        assert_eq!(keygen, ([2, 0, 1, k], [2 * k, 0, k, k * k]));
+        assert_eq!(encaps, ([1, 2, 1, k + 1], [k, k + 1, k, (k + 1) * k]));
+        assert_eq!(
+            decaps,
+            ([2, 3, 2, k + 2], [2 * k, k + 2, 2 * k, (k + 2) * k])
+        );
+    }
+}
+
+/// ring.rs's `reduce` takes every `i16` to its residue in [0, q).
+#[test]
+fn ring_reduce_is_canonical_for_every_word() {
+    let words: Vec<i16> = (i16::MIN..=i16::MAX).collect();
+    for chunk in words.chunks(256) {
+        let mut f = [0i16; 256];
+        f[..chunk.len()].copy_from_slice(chunk);
+        ring::reduce(&mut f);
+        for (&x, &r) in chunk.iter().zip(&f) {
+            assert_eq!(r, (x as i32).rem_euclid(3329) as i16, "reduce({x})");
+        }
     }
 }
 

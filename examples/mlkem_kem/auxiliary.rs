@@ -1,6 +1,7 @@
 //! FIPS 203 §4: the symmetric primitives (H, J, G, PRF, XOF), ByteEncode /
-//! ByteDecode, Compress / Decompress, SampleNTT and SamplePolyCBD, plus
-//! coefficient-wise addition and subtraction in R_q.
+//! ByteDecode, Compress / Decompress, SampleNTT and SamplePolyCBD. (Sums
+//! of polynomials are reduced in kem.rs with ring.rs's `reduce`, since some
+//! of their terms are nttfuse's lazy outputs.)
 //!
 //! Everything that touches secret data here is free of secret-dependent
 //! branches and memory indices: reductions use masks, and the one division
@@ -169,16 +170,6 @@ pub fn compress(d: u32, f: &Poly) -> Poly {
 /// computed exactly as ⌊(q·y + 2^(d−1)) / 2^d⌋.
 pub fn decompress(d: u32, f: &Poly) -> Poly {
     f.map(|y| ((Q as u32 * y as u32 + (1 << (d - 1))) >> d) as i16)
-}
-
-/// Coefficient-wise f + g in R_q (both canonical).
-pub fn poly_add(f: &Poly, g: &Poly) -> Poly {
-    core::array::from_fn(|i| add_q_if_negative(f[i] + g[i] - Q))
-}
-
-/// Coefficient-wise f − g in R_q (both canonical).
-pub fn poly_sub(f: &Poly, g: &Poly) -> Poly {
-    core::array::from_fn(|i| add_q_if_negative(f[i] - g[i]))
 }
 
 /// `x + q` if `x < 0`, else `x`, by a mask: maps (−q, q) onto [0, q).

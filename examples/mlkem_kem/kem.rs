@@ -3,17 +3,20 @@
 //! (Algorithms 19–21 with the input checks of §7.2 and §7.3), with the
 //! randomness (d, z, m) supplied by the caller.
 //!
-//! Polynomials are [`Poly`] = `[i16; 256]`, canonical in `[0, q)`; the NTT
-//! and NTT-domain products come from [`Ring`], the only user of nttfuse.
-//! Every algorithm can report its intermediate values to a [`Trace`] (the
-//! unit type `()` ignores them at no cost), which is how the test compares
-//! them with C2SP CCTV's intermediate values.
+//! Polynomials are [`Poly`] = `[i16; 256]`, canonical in `[0, q)` except
+//! the NTT-domain values K-PKE keeps private, which stay lazily reduced
+//! until they leave it (ring.rs's module doc lists them). The NTT and the
+//! NTT-domain products come from [`Ring`], the only user of nttfuse: each
+//! vector is transformed in one call, and the second operand of every
+//! product (ŝ, ŷ) is cached once per vector. Every algorithm can report its
+//! intermediate values to a [`Trace`] (the unit type `()` ignores them at no
+//! cost), which is how the test compares them with C2SP CCTV's intermediate
+//! values; lazy values are reported reduced.
 
 use crate::auxiliary::{
-    byte_decode, byte_encode, compress, decompress, g, h, j, poly_add, poly_sub, prf, sample_ntt,
-    sample_poly_cbd,
+    byte_decode, byte_encode, compress, decompress, g, h, j, prf, sample_ntt, sample_poly_cbd,
 };
-use crate::ring::{Poly, Ring, RingError};
+use crate::ring::{reduce, to_canonical, Poly, Ring, RingError};
 
 /// A parameter set (FIPS 203 Table 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -177,9 +180,18 @@ pub trait Trace {
     /// A vector of polynomials (a lone polynomial as a vector of one; a
     /// matrix row by row).
     fn polys(&mut self, _name: &'static str, _value: &[Poly]) {}
+    /// A vector of lazily reduced polynomials (any representatives, as
+    /// nttfuse's lazy NTT leaves them): passed on to [`Trace::polys`]
+    /// reduced to `[0, q)`.
+    fn lazy_polys(&mut self, name: &'static str, value: &[Poly]) {
+        self.polys(name, &to_canonical(value));
+    }
 }
 
-impl Trace for () {}
+/// Records nothing, and reduces nothing for it.
+impl Trace for () {
+    fn lazy_polys(&mut self, _name: &'static str, _value: &[Poly]) {}
+}
 
 /// An ML-KEM instance: a parameter set, the text it follows and the NTT
 /// plans it runs on.
@@ -204,7 +216,7 @@ impl Kem {
         Ok(Kem {
             params,
             variant,
-            ring: Ring::new()?,
+            ring: Ring::new(params.k)?,
         })
     }
 
@@ -339,21 +351,27 @@ impl Kem {
         trace.bytes("sigma", &sigma);
         let a_hat = self.sample_matrix(&rho, false);
         trace.polys("A_hat", &a_hat);
-        // N counts PRF calls: s takes 0..k, e takes k..2k.
-        let s = self.sample_vector(eta1, &sigma, 0);
-        let e = self.sample_vector(eta1, &sigma, k as u8);
-        let s_hat = self.ntt_vector(&s)?;
-        let e_hat = self.ntt_vector(&e)?;
-        trace.polys("s", &s);
+        // N counts PRF calls: s takes 0..k, e takes k..2k. Each vector is
+        // transformed in place, all k polynomials in one call.
+        let mut s_hat = self.sample_vector(eta1, &sigma, 0);
+        let mut e_hat = self.sample_vector(eta1, &sigma, k as u8);
+        trace.polys("s", &s_hat);
+        trace.polys("e", &e_hat);
+        // ŝ is encoded into dk: canonical. ê is only added into t̂: lazy.
+        self.ring.ntt(&mut s_hat)?;
+        self.ring.ntt_lazy(&mut e_hat)?;
         trace.polys("s_hat", &s_hat);
-        trace.polys("e", &e);
-        trace.polys("e_hat", &e_hat);
-        // t̂[i] = ê[i] + Σ_j Â[i, j] ∘ ŝ[j].
-        let mut t_hat = e_hat;
-        for (i, t) in t_hat.iter_mut().enumerate() {
-            for (a, s) in a_hat[i * k..(i + 1) * k].iter().zip(&s_hat) {
-                self.ring.multiply_accumulate(t, a, s);
+        trace.lazy_polys("e_hat", &e_hat);
+        // t̂[i] = ê[i] + Σ_j Â[i, j] ∘ ŝ[j]: ŝ cached once for the k rows;
+        // canonical rows plus the lazy ê (< 9q in all), reduced for ek.
+        let s_cache = self.ring.cache(&s_hat);
+        let mut t_hat = vec![[0i16; 256]; k];
+        for ((t, row), e) in t_hat.iter_mut().zip(a_hat.chunks_exact(k)).zip(&e_hat) {
+            self.ring.dot_canonical(row, &s_cache, t)?;
+            for (t, e) in t.iter_mut().zip(e) {
+                *t += e;
             }
+            reduce(t);
         }
         trace.polys("t_hat", &t_hat);
         let mut ek = encode_vector(12, &t_hat);
@@ -392,28 +410,41 @@ impl Kem {
         // Â^T row by row: row i holds Â[j, i] for j = 0..k.
         let a_hat_t = self.sample_matrix(rho, true);
         // N counts PRF calls: y takes 0..k, e1 takes k..2k, e2 takes 2k.
-        let y = self.sample_vector(eta1, r, 0);
+        let mut y_hat = self.sample_vector(eta1, r, 0);
         let e1 = self.sample_vector(eta2, r, k as u8);
         let e2 = sample_poly_cbd(eta2, &prf(eta2, r, 2 * k as u8));
-        let y_hat = self.ntt_vector(&y)?;
         let mu = decompress(1, &byte_decode(1, m));
         trace.polys("mu", core::slice::from_ref(&mu));
         trace.polys("A_hat^T", &a_hat_t);
-        trace.polys("y", &y);
-        trace.polys("y_hat", &y_hat);
+        trace.polys("y", &y_hat);
         trace.polys("e1", &e1);
         trace.polys("e2", core::slice::from_ref(&e2));
-        // u = NTT⁻¹(Â^T ∘ ŷ) + e1.
-        let mut u = Vec::with_capacity(k);
-        for (row, e1) in a_hat_t.chunks_exact(k).zip(&e1) {
-            u.push(poly_add(
-                &self.ring.inverse_ntt(&self.inner_product(row, &y_hat))?,
-                e1,
-            ));
+        // ŷ is only multiplied: lazy, and cached once for the k + 1 rows.
+        self.ring.ntt_lazy(&mut y_hat)?;
+        trace.lazy_polys("y_hat", &y_hat);
+        let y_cache = self.ring.cache(&y_hat);
+        // u = NTT⁻¹(Â^T ∘ ŷ) + e1: k lazy rows, transformed back in one
+        // call, plus e1, reduced for Compress.
+        let mut u = vec![[0i16; 256]; k];
+        for (u, row) in u.iter_mut().zip(a_hat_t.chunks_exact(k)) {
+            self.ring.dot(row, &y_cache, u)?;
         }
-        // v = NTT⁻¹(t̂^T ∘ ŷ) + e2 + μ.
-        let v = self.ring.inverse_ntt(&self.inner_product(&t_hat, &y_hat))?;
-        let v = poly_add(&poly_add(&v, &e2), &mu);
+        self.ring.inverse_ntt_lazy(&mut u)?;
+        for (u, e1) in u.iter_mut().zip(&e1) {
+            for (u, e) in u.iter_mut().zip(e1) {
+                *u += e;
+            }
+            reduce(u);
+        }
+        // v = NTT⁻¹(t̂^T ∘ ŷ) + e2 + μ, likewise (|·| < q + 2q before the
+        // reduction).
+        let mut v = [0i16; 256];
+        self.ring.dot(&t_hat, &y_cache, &mut v)?;
+        self.ring.inverse_ntt_lazy(core::slice::from_mut(&mut v))?;
+        for ((v, e), mu) in v.iter_mut().zip(&e2).zip(&mu) {
+            *v += e + mu;
+        }
+        reduce(&mut v);
         let u_compressed: Vec<Poly> = u.iter().map(|p| compress(du, p)).collect();
         let v_compressed = compress(dv, &v);
         let c1 = encode_vector(du, &u_compressed);
@@ -440,25 +471,30 @@ impl Kem {
     ) -> Result<[u8; 32], KemError> {
         let Params { k, du, dv, .. } = self.params;
         let (c1, c2) = c.split_at(32 * du as usize * k);
-        let u_prime: Vec<Poly> = c1
+        let mut u_prime_hat: Vec<Poly> = c1
             .chunks_exact(32 * du as usize)
             .map(|chunk| decompress(du, &byte_decode(du, chunk)))
             .collect();
         let v_prime = decompress(dv, &byte_decode(dv, c2));
-        let s_hat = decode_vector(12, dk_pke);
-        let u_prime_hat = self.ntt_vector(&u_prime)?;
-        // w = v' − NTT⁻¹(ŝ^T ∘ NTT(u')).
-        let w = poly_sub(
-            &v_prime,
-            &self
-                .ring
-                .inverse_ntt(&self.inner_product(&s_hat, &u_prime_hat))?,
-        );
+        trace.polys("u'", &u_prime_hat);
+        trace.polys("v'", core::slice::from_ref(&v_prime));
+        // ŝ, decoded canonical, is cached; NTT(u') is only multiplied: lazy.
+        let s_cache = self.ring.cache(&decode_vector(12, dk_pke));
+        self.ring.ntt_lazy(&mut u_prime_hat)?;
+        trace.lazy_polys("NTT(u')", &u_prime_hat);
+        // w = v' − NTT⁻¹(ŝ^T ∘ NTT(u')): a lazy dot product, transformed
+        // back lazily (|·| < q), subtracted from v', reduced for Compress.
+        let mut s_u = [0i16; 256];
+        self.ring.dot(&u_prime_hat, &s_cache, &mut s_u)?;
+        self.ring
+            .inverse_ntt_lazy(core::slice::from_mut(&mut s_u))?;
+        let mut w = v_prime;
+        for (w, x) in w.iter_mut().zip(&s_u) {
+            *w -= x;
+        }
+        reduce(&mut w);
         let mut m = [0u8; 32];
         byte_encode(1, &compress(1, &w), &mut m);
-        trace.polys("u'", &u_prime);
-        trace.polys("NTT(u')", &u_prime_hat);
-        trace.polys("v'", core::slice::from_ref(&v_prime));
         trace.polys("w", core::slice::from_ref(&w));
         trace.bytes("m'", &m);
         Ok(m)
@@ -487,22 +523,6 @@ impl Kem {
         (0..self.params.k as u8)
             .map(|n| sample_poly_cbd(eta, &prf(eta, seed, first + n)))
             .collect()
-    }
-
-    fn ntt_vector(&self, v: &[Poly]) -> Result<Vec<Poly>, KemError> {
-        Ok(v.iter()
-            .map(|p| self.ring.ntt(p))
-            .collect::<Result<_, _>>()?)
-    }
-
-    /// Σ_j â[j] ∘ b̂[j] in T_q (a row of a matrix-vector product); the
-    /// slices have k ≥ 2 entries.
-    fn inner_product(&self, a_hat: &[Poly], b_hat: &[Poly]) -> Poly {
-        let mut acc = self.ring.multiply_ntts(&a_hat[0], &b_hat[0]);
-        for (a, b) in a_hat[1..].iter().zip(&b_hat[1..]) {
-            self.ring.multiply_accumulate(&mut acc, a, b);
-        }
-        acc
     }
 
     fn check_ek_len(&self, ek: &[u8]) -> Result<(), KemError> {

@@ -9,14 +9,33 @@
 //! gives the median over the rounds of each side's ticks per polynomial (or
 //! per product) and the ratio ours ÷ peer (below 1: ours is faster).
 //!
+//! The KEM-level rows (`kem_rows`, pure Rust, run with or without the C
+//! peers) time the ML-KEM example's KeyGen, Encaps and Decaps against
+//! libcrux-ml-kem and RustCrypto's ml-kem after an interop check.
+//!
 //! ```text
 //! cargo run --release --manifest-path benches/peers/Cargo.toml -- [--quick] [--only SUBSTRING]
 //! ```
 
 mod ffi;
+mod kem_rows;
 mod overhead;
 
+// The ML-KEM example's modules, included as they are (kem.rs reaches its
+// siblings through `crate::`), so the KEM rows time exactly its code.
+#[allow(dead_code)]
+#[path = "../../../examples/mlkem_kem/auxiliary.rs"]
+mod auxiliary;
+#[allow(dead_code)]
+#[path = "../../../examples/mlkem_kem/kem.rs"]
+mod kem;
+#[allow(dead_code)]
+#[path = "../../../examples/mlkem_kem/ring.rs"]
+mod ring;
+
 use ffi::Aligned;
+// Used by the peer sanity code only.
+#[cfg_attr(not(any(has_mlkem_native, has_dilithium)), allow(unused_imports))]
 use nttfuse::transform::{mldsa, mlkem};
 use nttfuse::*;
 use std::hint::black_box;
@@ -328,16 +347,48 @@ fn ours() -> Vec<Contender> {
             (Reduction::Canonical, NttOrder::Standard),
             (Reduction::Lazy, NttOrder::Permuted),
         ] {
-            list.push(raw_ntt::<MlKem, i16, 1>(backend, KEM_NTT_1, false, reduction, order));
-            list.push(raw_ntt::<MlKem, i16, 1>(backend, KEM_INTT_1, true, reduction, order));
-            list.push(raw_ntt::<MlKem, i16, 2>(backend, KEM_NTT[0], false, reduction, order));
-            list.push(raw_ntt::<MlKem, i16, 3>(backend, KEM_NTT[1], false, reduction, order));
-            list.push(raw_ntt::<MlKem, i16, 4>(backend, KEM_NTT[2], false, reduction, order));
-            list.push(raw_ntt::<MlKem, i16, 2>(backend, KEM_INTT[0], true, reduction, order));
-            list.push(raw_ntt::<MlKem, i16, 3>(backend, KEM_INTT[1], true, reduction, order));
-            list.push(raw_ntt::<MlKem, i16, 4>(backend, KEM_INTT[2], true, reduction, order));
-            list.push(raw_ntt::<MlDsa, i32, 1>(backend, DSA_NTT, false, reduction, order));
-            list.push(raw_ntt::<MlDsa, i32, 1>(backend, DSA_INTT, true, reduction, order));
+            list.push(raw_ntt::<MlKem, i16, 1>(
+                backend, KEM_NTT_1, false, reduction, order,
+            ));
+            list.push(raw_ntt::<MlKem, i16, 1>(
+                backend, KEM_INTT_1, true, reduction, order,
+            ));
+            list.push(raw_ntt::<MlKem, i16, 2>(
+                backend, KEM_NTT[0], false, reduction, order,
+            ));
+            list.push(raw_ntt::<MlKem, i16, 3>(
+                backend, KEM_NTT[1], false, reduction, order,
+            ));
+            list.push(raw_ntt::<MlKem, i16, 4>(
+                backend, KEM_NTT[2], false, reduction, order,
+            ));
+            list.push(raw_ntt::<MlKem, i16, 2>(
+                backend,
+                KEM_INTT[0],
+                true,
+                reduction,
+                order,
+            ));
+            list.push(raw_ntt::<MlKem, i16, 3>(
+                backend,
+                KEM_INTT[1],
+                true,
+                reduction,
+                order,
+            ));
+            list.push(raw_ntt::<MlKem, i16, 4>(
+                backend,
+                KEM_INTT[2],
+                true,
+                reduction,
+                order,
+            ));
+            list.push(raw_ntt::<MlDsa, i32, 1>(
+                backend, DSA_NTT, false, reduction, order,
+            ));
+            list.push(raw_ntt::<MlDsa, i32, 1>(
+                backend, DSA_INTT, true, reduction, order,
+            ));
         }
     }
     // NTT-domain products: MlKemProducts with the caches of b made outside
@@ -416,7 +467,10 @@ fn raw_ntt<F: Raw<Word = W>, W: Copy + Default + 'static, const K: usize>(
     reduction: Reduction,
     order: NttOrder,
 ) -> Contender {
-    let spec = F::spec(inverse).batch(K).reduction(reduction).ntt_order(order);
+    let spec = F::spec(inverse)
+        .batch(K)
+        .reduction(reduction)
+        .ntt_order(order);
     let plan = plan(backend, &spec);
     let mode = match (reduction, order) {
         (Reduction::Canonical, NttOrder::Standard) => "raw",
@@ -441,7 +495,12 @@ fn raw_ntt<F: Raw<Word = W>, W: Copy + Default + 'static, const K: usize>(
     })
 }
 
-fn products_name(backend: Option<Backend>, what: &str, cached: bool, reduction: Reduction) -> String {
+fn products_name(
+    backend: Option<Backend>,
+    what: &str,
+    cached: bool,
+    reduction: Reduction,
+) -> String {
     let name = match backend {
         None => "",
         Some(Backend::Avx2) => " avx2",
@@ -450,22 +509,34 @@ fn products_name(backend: Option<Backend>, what: &str, cached: bool, reduction: 
     };
     format!(
         "nttfuse{name} {what}{}{}",
-        if reduction == Reduction::Lazy { " lazy" } else { "" },
+        if reduction == Reduction::Lazy {
+            " lazy"
+        } else {
+            ""
+        },
         if cached { " (cached)" } else { " +cache" }
     )
 }
 
 /// Σ_{i<K} a_i ∘ b_i with `MlKemProducts::multiply_accumulate`; the caches
 /// of b made once outside the loop (`cached`) or every call.
-fn kem_mac<const K: usize>(backend: Option<Backend>, cached: bool, reduction: Reduction) -> Contender {
+fn kem_mac<const K: usize>(
+    backend: Option<Backend>,
+    cached: bool,
+    reduction: Reduction,
+) -> Contender {
     let products = match backend {
         Some(b) => MlKemProducts::on(b).expect("products"),
         None => MlKemProducts::new(),
     }
     .reduction(reduction);
     let mut rng = Rng(0xD07_0000 + K as u64);
-    let a: Box<Aligned<[[i16; 256]; K]>> = Box::new(Aligned(core::array::from_fn(|_| kem_raw(&kem_poly(&mut rng)))));
-    let b: Box<Aligned<[[i16; 256]; K]>> = Box::new(Aligned(core::array::from_fn(|_| kem_raw(&kem_poly(&mut rng)))));
+    let a: Box<Aligned<[[i16; 256]; K]>> = Box::new(Aligned(core::array::from_fn(|_| {
+        kem_raw(&kem_poly(&mut rng))
+    })));
+    let b: Box<Aligned<[[i16; 256]; K]>> = Box::new(Aligned(core::array::from_fn(|_| {
+        kem_raw(&kem_poly(&mut rng))
+    })));
     let mut caches: Vec<MlKemCache> = b.0.iter().map(|p| products.cache(p)).collect();
     let mut out = Box::new(Aligned([0i16; 256]));
     let name = products_name(backend, "multiply_accumulate", cached, reduction);
@@ -1049,7 +1120,8 @@ impl Options {
 
 const USAGE: &str = "usage: nttfuse-peers [--quick] [--only SUBSTRING]\n  \
     --quick        11 rounds of short loops instead of 201 (a smoke run)\n  \
-    --only S       only rows whose operation or contender names contain S (case-insensitive)";
+    --only S       only rows whose operation or contender names contain S (case-insensitive);\n                 \
+    --only kem selects the KEM-level rows alone (KeyGen, Encaps, Decaps)";
 
 fn usage(why: &str) -> ! {
     eprintln!("{why}\n{USAGE}");
@@ -1179,6 +1251,18 @@ fn main() {
         }
     }
 
+    let filter = options.only.as_ref().map(|s| s.to_lowercase());
+    // `--only kem` selects the KEM-level rows alone (the primitive rows'
+    // operation names all contain "ML-KEM" or "ML-DSA").
+    if filter.as_deref() != Some("kem") {
+        primitive_rows(filter.as_deref(), rounds, target);
+    }
+    kem_rows::run(filter.as_deref(), rounds, target);
+}
+
+/// The C peers' sanity check, then the primitive rows (NTTs, products)
+/// that `filter` selects.
+fn primitive_rows(filter: Option<&str>, rounds: usize, target: u64) {
     let failures = peer_sanity();
     if !failures.is_empty() {
         println!("peer sanity: FAILED");
@@ -1193,12 +1277,7 @@ fn main() {
         println!("peer sanity: no peer built");
     }
 
-    let filter = options.only.as_ref().map(|s| s.to_lowercase());
-    let matches = |text: &str| {
-        filter
-            .as_ref()
-            .is_none_or(|f| text.to_lowercase().contains(f))
-    };
+    let matches = |text: &str| filter.is_none_or(|f| text.to_lowercase().contains(f));
 
     let mut ops = ops();
     let mut ours = ours();
