@@ -36,17 +36,17 @@ fn measure<W: Copy + Default + 'static>(
 }
 
 fn row(name: &str, (bare, api): (f64, f64)) {
-    println!(
-        "{name:<44} {bare:>7.1}  {api:>11.1}  {:>8.1}",
-        api - bare
-    );
+    println!("{name:<44} {bare:>7.1}  {api:>11.1}  {:>8.1}", api - bare);
 }
 
 /// Prints the table.
 pub fn report(rounds: usize) {
     println!();
     println!("call overhead of a single-polynomial ring plan (ticks per call, medians):");
-    println!("{:<44} {:>7}  {:>11}  {:>8}", "plan", "bare", "execute_raw", "overhead");
+    println!(
+        "{:<44} {:>7}  {:>11}  {:>8}",
+        "plan", "bare", "execute_raw", "overhead"
+    );
     let planner = Planner::new().threads(Threads::Count(1));
     for reduction in [Reduction::Lazy, Reduction::Canonical] {
         let spec = Transform::<MlKem>::negacyclic_inverse().reduction(reduction);
