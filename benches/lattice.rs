@@ -11,7 +11,7 @@ use nttfuse::*;
 use std::hint::black_box;
 
 fn backends<F: Kernels>() -> Vec<Backend> {
-    [Backend::Scalar, Backend::Avx512, Backend::Neon]
+    [Backend::Scalar, Backend::Avx2, Backend::Avx512, Backend::Neon]
         .into_iter()
         .filter(|b| b.check::<F>().is_ok())
         .collect()
