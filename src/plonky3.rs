@@ -41,13 +41,59 @@ use std::sync::{Arc, Mutex};
 pub trait PlonkyField: p3_field::TwoAdicField {
     /// The nttfuse field with the same elements.
     type Ours: Kernels + TwoAdicField;
-    /// This field's elements as ours, in place.
+    /// This field's elements as ours: in place where
+    /// [`same_words`](PlonkyField::same_words), else element by element.
     fn into_ours(values: Vec<Self>) -> Vec<Self::Ours>;
-    /// Our elements as this field's, in place.
+    /// Our elements as this field's, likewise.
     fn from_ours(values: Vec<Self::Ours>) -> Vec<Self>;
     /// One element as ours.
     fn to_ours(x: Self) -> Self::Ours;
+    /// Whether this Plonky3 build stores elements in the words ours does
+    /// (checked once, on sample values, against the element-wise
+    /// conversion): the zero-copy reinterpretation is used only then, so a
+    /// Plonky3 release that changes its representation costs a copy, never
+    /// a wrong answer. `tests/plonky3.rs` asserts it holds for the pinned
+    /// version.
+    fn same_words() -> bool;
 }
+
+/// The word of `x` (same size checked).
+fn word_of<T, W: Copy>(x: &T) -> W {
+    assert_eq!(core::mem::size_of::<T>(), core::mem::size_of::<W>());
+    // SAFETY: same size (checked); `W` is an integer type, for which every
+    // bit pattern is valid, and `T` has no padding (one word).
+    unsafe { core::mem::transmute_copy::<T, W>(x) }
+}
+
+/// Whether `theirs` and `ours` hold the same words for the sample values
+/// (both built from the canonical value, so both representations are
+/// compared, not assumed).
+fn words_agree<T: PlonkyField>(samples: &[u64]) -> bool
+where
+    T::Ours: Copy,
+{
+    samples.iter().all(|&v| {
+        let theirs = T::from_u64(v);
+        let ours = T::to_ours(theirs);
+        match core::mem::size_of::<T>() {
+            4 => word_of::<T, u32>(&theirs) == word_of::<T::Ours, u32>(&ours),
+            8 => word_of::<T, u64>(&theirs) == word_of::<T::Ours, u64>(&ours),
+            _ => false,
+        }
+    })
+}
+
+/// Sample values for [`words_agree`]: edges and a spread of others.
+const SAMPLES: [u64; 8] = [
+    0,
+    1,
+    2,
+    3,
+    1 << 20,
+    0x1234_5678,
+    2_013_265_920,
+    2_130_706_432,
+];
 
 /// Reinterprets a vector of one `repr(transparent)` word type as another.
 ///
@@ -68,17 +114,36 @@ macro_rules! monty_twin {
         impl PlonkyField for $theirs {
             type Ours = $ours;
             fn into_ours(values: Vec<Self>) -> Vec<$ours> {
-                // SAFETY: both are `repr(transparent)` over the u32 Montgomery
-                // word x·2^32 mod p of the same prime, always < p.
+                if !Self::same_words() {
+                    return values.into_iter().map(Self::to_ours).collect();
+                }
+                // SAFETY: both hold the u32 Montgomery word x·2^32 mod p of
+                // the same prime, always < p (checked by `same_words`; size
+                // and alignment checked by `cast_vec`).
                 unsafe { cast_vec(values) }
             }
             fn from_ours(values: Vec<$ours>) -> Vec<Self> {
+                if !Self::same_words() {
+                    use p3_field::PrimeCharacteristicRing;
+                    return values
+                        .into_iter()
+                        .map(|x| Self::from_u64(x.to_canonical_u64()))
+                        .collect();
+                }
                 // SAFETY: as above; our words are < p as well.
                 unsafe { cast_vec(values) }
             }
             fn to_ours(x: Self) -> $ours {
                 use p3_field::PrimeField32;
                 <$ours>::new(x.as_canonical_u32())
+            }
+            fn same_words() -> bool {
+                static SAME: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+                *SAME.get_or_init(|| {
+                    let p = <$ours>::MODULUS;
+                    let samples: Vec<u64> = SAMPLES.iter().map(|&v| v % p).collect();
+                    words_agree::<Self>(&samples)
+                })
             }
         }
     };
@@ -89,8 +154,12 @@ monty_twin!(p3_koala_bear::KoalaBear, crate::field::KoalaBear);
 impl PlonkyField for p3_goldilocks::Goldilocks {
     type Ours = crate::field::Goldilocks;
     fn into_ours(values: Vec<Self>) -> Vec<crate::field::Goldilocks> {
-        // SAFETY: both are `repr(transparent)` over u64; every u64 is a valid
-        // Plonky3 word, and ours must be < p: reduced just below.
+        if !Self::same_words() {
+            return values.into_iter().map(Self::to_ours).collect();
+        }
+        // SAFETY: both hold the value as a u64 (checked by `same_words`);
+        // every u64 is a valid Plonky3 word, and ours must be < p: reduced
+        // just below.
         let mut words: Vec<u64> = unsafe { cast_vec(values) };
         // In parallel, and written only where a block holds a word >= p: a
         // canonical matrix (the usual case) is only read, its lines stay clean.
@@ -106,12 +175,29 @@ impl PlonkyField for p3_goldilocks::Goldilocks {
         unsafe { cast_vec(words) }
     }
     fn from_ours(values: Vec<crate::field::Goldilocks>) -> Vec<Self> {
-        // SAFETY: canonical u64 values are valid Plonky3 words.
+        if !Self::same_words() {
+            use p3_field::PrimeCharacteristicRing;
+            return values
+                .into_iter()
+                .map(|x| Self::from_u64(x.value()))
+                .collect();
+        }
+        // SAFETY: canonical u64 values are valid Plonky3 words (checked by
+        // `same_words`).
         unsafe { cast_vec(values) }
     }
     fn to_ours(x: Self) -> crate::field::Goldilocks {
         use p3_field::PrimeField64;
         crate::field::Goldilocks::new(x.as_canonical_u64())
+    }
+    fn same_words() -> bool {
+        static SAME: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *SAME.get_or_init(|| {
+            let p = crate::field::Goldilocks::MODULUS;
+            let mut samples: Vec<u64> = SAMPLES.to_vec();
+            samples.extend([p - 1, p - 2, u64::from(u32::MAX) << 16]);
+            words_agree::<Self>(&samples)
+        })
     }
 }
 

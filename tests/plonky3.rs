@@ -201,3 +201,16 @@ mod plonky3_harness {
         super::Peer<super::Goldilocks>
     );
 }
+
+/// The drop-in reinterprets Plonky3's matrices in place only because the
+/// pinned Plonky3 stores the same words as ours (Montgomery x·2^32 mod p
+/// for BabyBear and KoalaBear, the value for Goldilocks); a release that
+/// changes that must fail here (the drop-in would then copy, still
+/// correct).
+#[test]
+fn plonky3_stores_the_words_the_drop_in_reinterprets() {
+    use nttfuse::plonky3::PlonkyField;
+    assert!(p3_baby_bear::BabyBear::same_words());
+    assert!(p3_koala_bear::KoalaBear::same_words());
+    assert!(p3_goldilocks::Goldilocks::same_words());
+}
