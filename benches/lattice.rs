@@ -11,10 +11,15 @@ use nttfuse::*;
 use std::hint::black_box;
 
 fn backends<F: Kernels>() -> Vec<Backend> {
-    [Backend::Scalar, Backend::Avx2, Backend::Avx512, Backend::Neon]
-        .into_iter()
-        .filter(|b| b.check::<F>().is_ok())
-        .collect()
+    [
+        Backend::Scalar,
+        Backend::Avx2,
+        Backend::Avx512,
+        Backend::Neon,
+    ]
+    .into_iter()
+    .filter(|b| b.check::<F>().is_ok())
+    .collect()
 }
 
 fn plan<F: Kernels>(backend: Backend, spec: &Transform<F>) -> Plan<F> {

@@ -54,6 +54,27 @@ pub use transform::{
     reference, Basis, ButterflyKind, Direction, Family, NttOrder, Order, Reduction, Transform,
 };
 
+/// Everything a user of the crate usually names, and the traits whose
+/// methods they call (`pow`, `two_adic_generator`, `basis`, …):
+/// `use nttfuse::prelude::*;`.
+///
+/// ```
+/// use nttfuse::prelude::*;
+/// let w = BabyBear::two_adic_generator(3).unwrap();
+/// assert_eq!(w.pow(8), BabyBear::ONE);
+/// let plan = Planner::new().plan(&Transform::<MlKem>::negacyclic_forward())?;
+/// assert_eq!(plan.len(), 256);
+/// # Ok::<(), nttfuse::Error>(())
+/// ```
+pub mod prelude {
+    pub use crate::{
+        AdditiveLdePlan, BabyBear, BabyBear4, Backend, Basis, BinaryField, Budgets, Error,
+        ExtensionOf, Field, Gf2_192, Gf2_64, Goldilocks, Kernels, KoalaBear, LdePlan, MlDsa,
+        MlDsaCache, MlDsaProducts, MlKem, MlKemCache, MlKemProducts, NttOrder, Order, Plan,
+        Planner, Reduction, Threads, Transform, TwoAdicField,
+    };
+}
+
 /// Compile-time check: plans can be shared across threads.
 const _: () = {
     const fn assert_send_sync<T: Send + Sync>() {}

@@ -15,6 +15,7 @@
 
 mod babybear4;
 mod cantor;
+mod convert;
 mod gf2_192;
 mod gf2_64;
 mod goldilocks;
