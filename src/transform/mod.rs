@@ -98,6 +98,8 @@ impl ButterflyKind {
 /// use nttfuse::{BabyBear, Order, Transform};
 /// let spec = Transform::<BabyBear>::dft(10).lanes(4).order(Order::BitReversed);
 /// assert_eq!(spec.rows(), 1024);
+/// assert_eq!(spec, Transform::<BabyBear>::dft(10).order(Order::BitReversed).lanes(4));
+/// assert_ne!(spec, Transform::<BabyBear>::dft(10).lanes(4));
 /// ```
 #[derive(Clone, Debug)]
 pub struct Transform<F: Field> {
@@ -129,6 +131,36 @@ pub struct Transform<F: Field> {
     scale_fn: fn(&Transform<F>) -> Option<F>,
     pub(crate) reference_fn: fn(&Transform<F>, &[F]) -> Vec<F>,
 }
+
+/// Two descriptions are equal when they describe the same transform: every
+/// parameter alike (the functions behind them follow from the family, the
+/// direction and the field, so they are not compared).
+impl<F: Field> PartialEq for Transform<F> {
+    fn eq(&self, other: &Self) -> bool {
+        self.family == other.family
+            && self.direction == other.direction
+            && self.log_n == other.log_n
+            && self.bad_len == other.bad_len
+            && self.max_log_n == other.max_log_n
+            && self.lanes == other.lanes
+            && self.batch == other.batch
+            && self.order == other.order
+            && self.order_settable == other.order_settable
+            && self.unsupported == other.unsupported
+            && self.first_layer == other.first_layer
+            && self.layer_end == other.layer_end
+            && self.encode == other.encode
+            && self.negacyclic_root == other.negacyclic_root
+            && self.basis == other.basis
+            && self.shift == other.shift
+            && self.lane_major_input == other.lane_major_input
+            && self.prune == other.prune
+            && self.reduction == other.reduction
+            && self.ntt_order == other.ntt_order
+    }
+}
+
+impl<F: Field> Eq for Transform<F> {}
 
 impl<F: Field> Transform<F> {
     fn new(family: Family, direction: Direction, log_n: u32, max_log_n: u32) -> Self {
