@@ -1,24 +1,80 @@
 //! # nttfuse
 //!
 //! One planner for additive (binary-field) and multiplicative (Montgomery)
-//! number-theoretic transforms, for lattice cryptography (ML-KEM) and STARK /
-//! PCS provers (BabyBear DFTs, GF(2^64) Reed–Solomon encoding).
+//! number-theoretic transforms, for lattice cryptography (ML-KEM, ML-DSA)
+//! and STARK / PCS provers (BabyBear, KoalaBear and Goldilocks DFTs and
+//! LDEs, GF(2^64) Reed–Solomon encoding with the additive NTT).
 //!
 //! 1. describe **what** to compute: a [`Transform`];
 //! 2. **plan** how to compute it on this machine: [`Planner::plan`] returns a
 //!    [`Plan`], plain data you can print and inspect;
 //! 3. **execute** it as often as you like, from any thread.
 //!
+//! `use nttfuse::prelude::*;` brings the types and the field traits.
+//!
+//! ## Lattice cryptography: ML-KEM and ML-DSA on your own `[i16; 256]`
+//!
 //! ```
-//! use nttfuse::{Field, MlKem, Planner, Transform};
-//! let forward = Planner::new().plan(&Transform::<MlKem>::negacyclic_forward())?;
-//! let inverse = Planner::new().plan(&Transform::<MlKem>::negacyclic_inverse())?;
-//! let poly: Vec<MlKem> = (0..256).map(|i| MlKem::from_u64(i * 7)).collect();
-//! let mut data = poly.clone();
-//! forward.execute(&mut data)?;
-//! inverse.execute(&mut data)?;
-//! assert_eq!(data, poly);
-//! println!("{forward}"); // the plan: passes, register groups, cost
+//! use nttfuse::prelude::*;
+//! let ntt = Planner::new().plan(&Transform::<MlKem>::negacyclic_forward())?; // FIPS 203 Alg. 9
+//! let products = MlKemProducts::new();                                    // Alg. 11/12
+//! let (mut a, mut b) = ([7i16; 256], [11i16; 256]);
+//! ntt.execute_raw(&mut a)?;
+//! ntt.execute_raw(&mut b)?;
+//! let mut c = [0i16; 256];
+//! products.multiply_accumulate(&[a], &[products.cache(&b)], &mut c)?;
+//! # Ok::<(), nttfuse::Error>(())
+//! ```
+//! Lazy outputs and the kernels' own NTT order ([`Reduction`], [`NttOrder`])
+//! for codebases that keep the NTT domain private; [`MlDsa`] and
+//! [`MlDsaProducts`] likewise.
+//!
+//! ## STARK provers: column-major traces, DFTs and coset LDEs
+//!
+//! ```
+//! use nttfuse::prelude::*;
+//! // 2^10 rows × 8 columns, row-major (Plonky3's RowMajorMatrix layout).
+//! let plan = Planner::new().plan(&Transform::<BabyBear>::dft(10).lanes(8))?;
+//! let mut trace = vec![BabyBear::ONE; plan.len()];
+//! plan.execute(&mut trace)?;
+//! let lde = Planner::new().plan_coset_lde::<BabyBear>(10, 1, BabyBear::new(31), 8, Order::Natural)?;
+//! let mut extended = vec![BabyBear::ZERO; lde.len()];
+//! lde.execute_from(&trace, &mut extended)?;
+//! # Ok::<(), nttfuse::Error>(())
+//! ```
+//! The `plonky3` feature adds [`plonky3::NttfuseDft`](crate::plonky3), a
+//! `p3_dft::TwoAdicSubgroupDft` drop-in.
+//!
+//! ## Binary fields and PCS: the additive NTT over GF(2^64)
+//!
+//! ```
+//! use nttfuse::prelude::*;
+//! // Reed–Solomon encode at rate ½: 2^9 message rows → 2^10 codeword rows.
+//! let encode = Planner::new().plan(&Transform::<Gf2_64>::additive_encode(10, 1).lanes(4))?;
+//! let message = vec![Gf2_64::new(5); encode.input_len()];
+//! let mut codeword = vec![Gf2_64::ZERO; encode.len()];
+//! encode.execute_from(&message, &mut codeword)?;
+//! # Ok::<(), nttfuse::Error>(())
+//! ```
+//! [`Basis::Cantor`] for p3-binary-dft's convention; [`Gf2_192`] runs
+//! through the base field's kernels ([`ExtensionOf`]).
+//!
+//! ## Plans in tests (snapshot testing)
+//!
+//! A plan prints as stable text (`println!("{plan}")`: passes, register
+//! groups, bounds, cost), the same as the golden files under `plans/`. Three
+//! knobs make that text independent of the machine: [`Planner::backend`]
+//! (else detected), [`Planner::threads`] (else all cores) and
+//! [`Planner::budgets`] (else the detected cache sizes).
+//!
+//! ```
+//! use nttfuse::prelude::*;
+//! let plan = Planner::new()
+//!     .backend(Backend::Scalar)
+//!     .threads(Threads::Count(1))
+//!     .budgets(Budgets::fixed(32 << 10, 1 << 20, 32 << 20))
+//!     .plan(&Transform::<BabyBear>::dft(12).lanes(8))?;
+//! assert!(plan.to_string().starts_with("transform  BabyBear DFT forward, n = 2^12"));
 //! # Ok::<(), nttfuse::Error>(())
 //! ```
 //!
