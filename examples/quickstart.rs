@@ -49,12 +49,26 @@ fn report<F: Kernels>(plan: &Plan<F>, input: &[F], runs: usize) -> Result<(), Er
     let sweep = sweep_time(plan.cost().data_bytes, runs);
     let ratio = time.as_secs_f64() / sweep.as_secs_f64();
     println!(
-        "=> {:.2} ms (median of {runs}); one read+write sweep of the {} MiB buffer: {:.2} ms; transform = {ratio:.1} sweeps\n",
+        "=> {:.2} ms (median of {runs}); one read+write sweep of the {} MiB buffer: {:.2} ms; transform = {ratio:.1} sweeps",
         time.as_secs_f64() * 1e3,
         plan.cost().data_bytes >> 20,
         sweep.as_secs_f64() * 1e3,
     );
+    explain(plan.cost().sweeps as f64, ratio);
     Ok(())
+}
+
+/// One line on predicted against measured sweeps.
+fn explain(predicted: f64, measured: f64) {
+    let why = if measured > 1.5 * predicted {
+        format!(
+            "compute-bound here: the butterflies on {} core(s) take longer than moving the data",
+            rayon::current_num_threads()
+        )
+    } else {
+        "memory-bound, as predicted".to_string()
+    };
+    println!("   (the plan's {predicted:.1} sweeps count its memory traffic; measured {measured:.1}: {why})\n");
 }
 
 fn mlkem() -> Result<(), Error> {
@@ -122,7 +136,9 @@ fn main() -> Result<(), Error> {
     println!("{lde}");
     let mut extended = vec![BabyBear::ZERO; lde.len()];
     let evals = &input[..lde.input_len()];
-    lde_report(lde.len() * 4, || lde.execute_from(evals, &mut extended))?;
+    lde_report(lde.len() * 4, lde.sweeps(), || {
+        lde.execute_from(evals, &mut extended)
+    })?;
 
     let encode = Planner::new().plan(&Transform::<Gf2_64>::additive_encode(20, 1).lanes(8))?;
     let message: Vec<Gf2_64> = (0..encode.input_len() as u64)
@@ -135,23 +151,30 @@ fn main() -> Result<(), Error> {
     let lde = Planner::new().plan_additive_lde::<Gf2_64>(19, 1, Basis::Cantor, 8)?;
     println!("{lde}");
     let mut extended = vec![Gf2_64::ZERO; lde.len()];
-    lde_report(lde.len() * 8, || lde.execute_from(&message, &mut extended))?;
+    lde_report(lde.len() * 8, lde.sweeps(), || {
+        lde.execute_from(&message, &mut extended)
+    })?;
     assert_eq!(extended[..message.len()], message[..], "systematic");
     Ok(())
 }
 
 /// Times an LDE (`run`, writing `bytes` of output) after a warm-up run and
 /// prints it against one read+write sweep of its output.
-fn lde_report(bytes: usize, mut run: impl FnMut() -> Result<(), Error>) -> Result<(), Error> {
+fn lde_report(
+    bytes: usize,
+    predicted: f64,
+    mut run: impl FnMut() -> Result<(), Error>,
+) -> Result<(), Error> {
     run()?; // warm-up
     let time = median(5, || run().expect("execute"));
     let sweep = sweep_time(bytes, 5);
+    let measured = time.as_secs_f64() / sweep.as_secs_f64();
     println!(
-        "=> {:.2} ms (median of 5); one read+write sweep of the {} MiB output: {:.2} ms; LDE = {:.1} sweeps\n",
+        "=> {:.2} ms (median of 5); one read+write sweep of the {} MiB output: {:.2} ms; LDE = {measured:.1} sweeps",
         time.as_secs_f64() * 1e3,
         bytes >> 20,
         sweep.as_secs_f64() * 1e3,
-        time.as_secs_f64() / sweep.as_secs_f64()
     );
+    explain(predicted, measured);
     Ok(())
 }

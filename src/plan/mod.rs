@@ -30,8 +30,9 @@
 
 mod display;
 mod execute;
-mod lde;
+// The planner before the LDEs: its `new` and `plan` come first in the docs.
 mod planner;
+mod lde;
 mod products;
 mod ring;
 mod scratch;
@@ -121,15 +122,8 @@ pub struct Pass {
     /// place, or an encode's replicas) with streaming (non-temporal) stores:
     /// chosen for gathered first passes whose output exceeds the last-level
     /// cache budget, where a plain store would first read every destination
-    /// line from memory only to overwrite it. On AVX-512 the last register
-    /// group stores rows straight from its registers and streams only rows
-    /// that start on a 64-byte line, so that every line is written whole: the
-    /// rows of a large `Vec`, which begins 16 bytes into a line, take plain
-    /// stores in a shifted frame instead (streaming beside the plain stores
-    /// of their partial first and last lines measured slower than plain
-    /// stores alone). AVX2 streams each register whose destination is
-    /// 32-byte aligned; portable kernels stream their copy out of scratch
-    /// from the first 16-byte boundary.
+    /// line from memory only to overwrite it. Only whole, aligned lines are
+    /// streamed; the rest take plain stores.
     pub streams: bool,
 }
 
