@@ -102,11 +102,6 @@ impl<'a, F: Copy + Send + Sync> StridedTiles<'a, F> {
         self.len / (self.width * self.chunk * self.group_rows)
     }
 
-    /// Whether there are no tiles.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// Elements of scratch one tile needs.
     pub fn scratch_len(&self) -> usize {
         self.group_rows * self.chunk * self.width
@@ -274,49 +269,6 @@ impl<'t, F: Copy> TileRows<'t, F> {
             self.run_len(),
             self.stride * self.width,
         )
-    }
-
-    /// Copies the tile into `scratch` as `group_rows` rows of `chunk · width`.
-    pub fn gather(&self, scratch: &mut [F]) {
-        let run = self.run_len();
-        for (j, dst) in scratch
-            .chunks_exact_mut(run)
-            .take(self.group_rows)
-            .enumerate()
-        {
-            // SAFETY: run j lies inside the data (`StridedTiles::new` checked the
-            // shape) and belongs to this tile alone; no `&mut` to it exists
-            // elsewhere while the tile is alive.
-            let src =
-                unsafe { core::slice::from_raw_parts(self.data.0.add(self.run_start(j)), run) };
-            dst.copy_from_slice(src);
-        }
-    }
-
-    /// Copies the same rows of `source` (one block, laid out like the data's
-    /// blocks) into `scratch`: a gather whose input is another buffer, e.g.
-    /// the message an encode replicates.
-    pub fn gather_from(&self, source: &[F], scratch: &mut [F]) {
-        let run = self.run_len();
-        for (j, dst) in scratch
-            .chunks_exact_mut(run)
-            .take(self.group_rows)
-            .enumerate()
-        {
-            let start = (self.offset_in_block + j * self.stride) * self.width;
-            dst.copy_from_slice(&source[start..start + run]);
-        }
-    }
-
-    /// Writes `scratch` back to the tile's rows.
-    pub fn scatter(&mut self, scratch: &[F]) {
-        let run = self.run_len();
-        for (j, src) in scratch.chunks_exact(run).take(self.group_rows).enumerate() {
-            // SAFETY: as in `gather`; `&mut self` makes this the only access.
-            let dst =
-                unsafe { core::slice::from_raw_parts_mut(self.data.0.add(self.run_start(j)), run) };
-            dst.copy_from_slice(src);
-        }
     }
 }
 

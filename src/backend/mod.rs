@@ -12,7 +12,7 @@
 //! Twiddles come in the order the kernel reads them: for each super-block,
 //! the group's first layer (1 twiddle), then its second (2), … (heap order).
 //! This module also owns the memory kernels that move rows: the strided
-//! gather/scatter of gathered passes ([`StridedTiles`]) and the bit-reversal
+//! gather/scatter of gathered passes (`StridedTiles`) and the bit-reversal
 //! permutation. It never sees a plan.
 //!
 //! Each field's kernels are chosen through the [`Kernels`] trait; a backend
@@ -36,7 +36,7 @@ pub(crate) use memory::{
     bit_reverse_rows, bit_reverse_rows_from, for_each_chunk_bit_reversed, store_fence,
     transpose_rows_from,
 };
-pub use memory::{RowMoves, RowsFrom, RowsTo, StridedTiles, TileRows};
+pub(crate) use memory::{RowMoves, RowsFrom, RowsTo, StridedTiles};
 
 use crate::error::Error;
 use crate::field::{
@@ -45,7 +45,8 @@ use crate::field::{
 use crate::transform::ButterflyKind;
 use core::marker::PhantomData;
 
-pub use lattice::{lazy_bounds, LazyBounds};
+pub(crate) use lattice::lazy_bounds;
+pub use lattice::LazyBounds;
 
 /// An instruction set the kernels can be written for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -286,10 +287,26 @@ pub struct GroupKernel<'a, F: Field> {
     pub whole_block: bool,
 }
 
-/// The kernels a field has, per backend. A new field gets the generic
-/// scalar kernels with an empty `impl Kernels for NewField {}`; fields with
+mod sealed {
+    /// Only this crate's fields implement [`Kernels`](super::Kernels): its
+    /// methods run `unsafe` kernels on the promises of the field types, and
+    /// new ones may be added without breaking anyone.
+    pub trait Sealed {}
+    impl Sealed for crate::field::MlKem {}
+    impl Sealed for crate::field::MlDsa {}
+    impl<P: crate::field::MontyParams> Sealed for crate::field::Monty31<P> {}
+    impl Sealed for crate::field::Goldilocks {}
+    impl Sealed for crate::field::Gf2_64 {}
+    impl Sealed for crate::field::Gf2_192 {}
+    impl Sealed for crate::field::BabyBear4 {}
+}
+
+/// The kernels a field has, per backend: every field of this crate
+/// implements it (the trait is sealed), and generic code bounds its field
+/// parameter by it (`F: Kernels + TwoAdicField`). Inside the crate, a new
+/// field gets the generic scalar kernels with an empty impl; fields with
 /// SIMD kernels or deferred reductions override the methods.
-pub trait Kernels: Field {
+pub trait Kernels: Field + sealed::Sealed {
     /// Whether `backend` has kernels for this field.
     fn has_kernels(backend: Backend) -> bool {
         backend == Backend::Scalar
@@ -332,7 +349,7 @@ pub trait Kernels: Field {
     }
 
     /// For fields computed lazily: the bounds of a group of `layers` layers
-    /// given its input bound (see [`lazy_bounds`]); `None` for fields whose
+    /// given its input bound; `None` for fields whose
     /// values stay canonical.
     fn group_bounds(kind: ButterflyKind, layers: usize, input_bound: u32) -> Option<LazyBounds> {
         let _ = (kind, layers, input_bound);

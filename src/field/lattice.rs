@@ -46,7 +46,8 @@ pub trait LatticeField: Field<Twiddle = <Self as LatticeField>::Raw> {
         + Sub<Output = Self::Raw>
         + Neg<Output = Self::Raw>;
 
-    /// The modulus q.
+    /// The modulus q (the kernels' tests read it).
+    #[cfg_attr(not(test), allow(dead_code))]
     const Q: u64;
 
     /// Raw words stay below `MAX_BOUND · q` in absolute value: the largest k
@@ -66,7 +67,9 @@ pub trait LatticeField: Field<Twiddle = <Self as LatticeField>::Raw> {
     /// The raw words of a slice of elements (same memory, `repr(transparent)`).
     fn raw_slice(data: &mut [Self]) -> &mut [Self::Raw];
 
-    /// The element a raw word (any value) stands for.
+    /// The element a raw word (any value) stands for (the kernels' tests
+    /// use it).
+    #[cfg_attr(not(test), allow(dead_code))]
     fn from_raw_residue(a: Self::Raw) -> Self;
 }
 
