@@ -30,9 +30,8 @@
 
 mod display;
 mod execute;
-// The planner before the LDEs: its `new` and `plan` come first in the docs.
-mod planner;
 mod lde;
+mod planner;
 mod products;
 mod ring;
 mod scratch;
