@@ -35,11 +35,14 @@ mod planner;
 mod products;
 mod ring;
 mod scratch;
+mod settings;
+mod shape;
 
 pub use crate::backend::ring::products::{MlDsaCache, MlKemCache};
 pub use lde::{AdditiveLdePlan, LdePlan};
-pub use planner::{Budgets, Planner, Threads};
+pub use planner::Planner;
 pub use products::{MlDsaProducts, MlKemProducts};
+pub use settings::{Budgets, Threads};
 
 use crate::backend::{Backend, Checked, Kernels, LazyBounds};
 use crate::transform::{ButterflyKind, Transform};
