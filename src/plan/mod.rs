@@ -30,9 +30,12 @@
 
 mod display;
 mod execute;
+mod fused;
 mod lde;
+mod passes;
 mod planner;
 mod products;
+mod reshape;
 mod ring;
 mod scratch;
 mod settings;

@@ -1,0 +1,79 @@
+//! The reshaping steps before a plan's passes: a pruned transform's fold
+//! and the transpose of a lane-major input, each one sweep over the input.
+
+use super::Plan;
+use crate::backend::{transpose_rows_from, Kernels};
+use rayon::prelude::*;
+
+impl<F: Kernels> Plan<F> {
+    /// A pruned transform's fold: kept row r of each item receives
+    /// Σ_j c_j · (input row r + j·rows), one sweep over the input.
+    pub(super) fn fold_into(&self, input: &[F], data: &mut [F], threads: bool) {
+        let (lanes, rows) = (self.lanes, 1usize << self.log_n);
+        let source_item = self.source_rows * lanes;
+        let lane_major = self.lane_major();
+        let fold_rows = |(r0, out): (usize, &mut [F]), src: &[F]| {
+            for (i, x) in out.iter_mut().enumerate() {
+                let (r, lane) = (r0 + i / lanes, i % lanes);
+                let at = |j: usize| {
+                    if lane_major {
+                        src[lane * self.source_rows + j * rows + r]
+                    } else {
+                        src[(j * rows + r) * lanes + lane]
+                    }
+                };
+                *x = self
+                    .fold
+                    .iter()
+                    .enumerate()
+                    .skip(1)
+                    .fold(at(0), |acc, (j, &c)| acc + c * at(j));
+            }
+        };
+        const CHUNK_ROWS: usize = 256;
+        for (item, src) in data
+            .chunks_exact_mut(self.item_len())
+            .zip(input.chunks_exact(source_item))
+        {
+            let chunk_len = CHUNK_ROWS * lanes;
+            if threads && self.cost.data_bytes >= 1 << 16 {
+                item.par_chunks_mut(chunk_len)
+                    .enumerate()
+                    .for_each(|(c, out)| fold_rows((c * CHUNK_ROWS, out), src));
+            } else {
+                item.chunks_mut(chunk_len)
+                    .enumerate()
+                    .for_each(|(c, out)| fold_rows((c * CHUNK_ROWS, out), src));
+            }
+        }
+    }
+
+    /// The transpose step of a lane-major input: each item's input rows (the
+    /// message of an encode, the kept rows of a pruned transform) go
+    /// row-major to the front of its output item, in cache-tiled blocks of
+    /// rows (every column read in whole cache lines), parallel over blocks.
+    /// The passes then run in place.
+    pub(super) fn transpose_into(&self, input: &[F], data: &mut [F], threads: bool) {
+        let lanes = self.lanes;
+        let rows = self.source_rows.min(1 << self.log_n);
+        const BLOCK_ROWS: usize = 512;
+        for (item, src) in data
+            .chunks_exact_mut(self.item_len())
+            .zip(input.chunks_exact(self.source_rows * lanes))
+        {
+            let head = &mut item[..rows * lanes];
+            let block = |(b, dst): (usize, &mut [F])| {
+                transpose_rows_from(src, self.source_rows, b * BLOCK_ROWS, dst, lanes)
+            };
+            if threads && self.cost.data_bytes >= 1 << 16 {
+                head.par_chunks_mut(BLOCK_ROWS * lanes)
+                    .enumerate()
+                    .for_each(block);
+            } else {
+                head.chunks_mut(BLOCK_ROWS * lanes)
+                    .enumerate()
+                    .for_each(block);
+            }
+        }
+    }
+}
