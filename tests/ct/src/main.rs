@@ -5,6 +5,7 @@
 //! ```text
 //! nttfuse-ct secrets BACKEND [--control branch|index]
 //! nttfuse-ct timing BACKEND [--control branch] [--measurements N] [--threshold T]
+//! nttfuse-ct disasm BINARY [--arch x86_64|aarch64] [--objdump PATH]
 //! ```
 //!
 //! * `secrets` marks the secret coefficients as undefined and runs every
@@ -21,17 +22,25 @@
 //!   two classes exceeds the threshold (default 10, dudect's "definitely
 //!   not constant time"), over several percentile croppings, in each of
 //!   three independent runs (a flagged operation is measured again).
+//! * `disasm` checks the machine code of a release binary statically: a
+//!   taint analysis of every lattice kernel's disassembly (see
+//!   [`disasm`]); built with `--cfg nttfuse_ct_leak`, nttfuse plants a
+//!   leak in three kernels, which it must report.
 //! * `--control` swaps in a deliberately leaky function (a secret-dependent
 //!   branch or table index); the check must then fail. CI runs both ways.
 
+mod disasm;
 mod dudect;
+mod ops;
 mod secret;
 
 use nttfuse::transform::{
     mldsa::pointwise,
     mlkem::{multiply_ntts, multiply_ntts_portable},
 };
-use nttfuse::{Backend, MlDsa, MlKem, Plan, Planner, Threads, Transform};
+use nttfuse::{
+    Backend, MlDsa, MlDsaProducts, MlKem, MlKemProducts, Plan, Planner, Threads, Transform,
+};
 use std::process::ExitCode;
 
 /// A deliberately leaky function, for the negative controls.
@@ -53,11 +62,12 @@ struct Args {
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
-    let usage = "usage: nttfuse-ct secrets|timing scalar|avx512|neon [--control branch|index] [--measurements N] [--threshold T]";
+    let usage = "usage: nttfuse-ct secrets|timing scalar|avx2|avx512|neon [--control branch|index] [--measurements N] [--threshold T]\n       nttfuse-ct disasm BINARY [--arch x86_64|aarch64] [--objdump PATH]";
     let command = it.next().ok_or(usage)?;
     let backend = match it.next().as_deref() {
         Some("scalar") => Backend::Scalar,
         Some("avx512") => Backend::Avx512,
+        Some("avx2") => Backend::Avx2,
         Some("neon") => Backend::Neon,
         _ => return Err(usage.into()),
     };
@@ -154,9 +164,38 @@ fn leaky_lookup(a: &[MlKem; 256]) -> u32 {
         .sum()
 }
 
+/// Marks every word of `w` secret.
+fn classify_words(w: &mut ops::Words) {
+    match w {
+        ops::Words::Kem(v) => secret::classify(v),
+        ops::Words::Dsa(v) => secret::classify(v),
+        ops::Words::KemField(v) => secret::classify(v),
+        ops::Words::DsaField(v) => secret::classify(v),
+    }
+}
+
+/// Marks every word of `w` public again.
+fn declassify_words(w: &mut ops::Words) {
+    match w {
+        ops::Words::Kem(v) => secret::declassify(v),
+        ops::Words::Dsa(v) => secret::declassify(v),
+        ops::Words::KemField(v) => secret::declassify(v),
+        ops::Words::DsaField(v) => secret::declassify(v),
+    }
+}
+
+/// Whether every word of `w` is still secret.
+fn all_secret_words(w: &ops::Words) -> bool {
+    match w {
+        ops::Words::Kem(v) => secret::all_secret(v),
+        ops::Words::Dsa(v) => secret::all_secret(v),
+        ops::Words::KemField(v) => secret::all_secret(v),
+        ops::Words::DsaField(v) => secret::all_secret(v),
+    }
+}
+
 /// `secrets`: every lattice operation on secret-marked coefficients.
 fn secrets(args: &Args) -> Result<(), String> {
-    let lattice = Lattice::new(args.backend).map_err(|e| e.to_string())?;
     let tool = secret::tool();
     if !secret::active() {
         return Err(format!(
@@ -179,101 +218,30 @@ fn secrets(args: &Args) -> Result<(), String> {
         );
         return Ok(());
     }
-    for round in 0..3 {
-        // ML-KEM: NTT of two secrets, their product, and its inverse NTT.
-        let (a, b) = (rng.kem(), rng.kem());
-        let (mut a_hat, mut b_hat) = (a, b);
-        let (mut pa, mut pb) = (a, b);
-        lattice
-            .kem_ntt
-            .execute(&mut pa)
-            .map_err(|e| e.to_string())?;
-        lattice
-            .kem_ntt
-            .execute(&mut pb)
-            .map_err(|e| e.to_string())?;
-        let mut expected = multiply_ntts(&pa, &pb);
-        lattice
-            .kem_intt
-            .execute(&mut expected)
-            .map_err(|e| e.to_string())?;
-
-        secret::classify(&mut a_hat);
-        secret::classify(&mut b_hat);
-        lattice
-            .kem_ntt
-            .execute(&mut a_hat)
-            .map_err(|e| e.to_string())?;
-        lattice
-            .kem_ntt
-            .execute(&mut b_hat)
-            .map_err(|e| e.to_string())?;
-        // Both products: the SIMD one `multiply_ntts` picks on this CPU
-        // (AVX2 where detected) and the portable one.
-        let mut c = multiply_ntts(&a_hat, &b_hat);
-        let mut c_portable = multiply_ntts_portable(&a_hat, &b_hat);
-        lattice
-            .kem_intt
-            .execute(&mut c)
-            .map_err(|e| e.to_string())?;
-        if !secret::all_secret(&a_hat)
-            || !secret::all_secret(&c)
-            || !secret::all_secret(&c_portable)
-        {
-            return Err(format!("{tool} lost track of the ML-KEM secrets"));
+    let ops = ops::all(args.backend, &mut rng)?;
+    for op in &ops {
+        // The expected result from public words, then the same operation on
+        // secret-marked ones: the tool reports any branch or address that
+        // depends on them; the result must stay secret and be the same.
+        let mut expected = op.input.clone();
+        (op.run)(&mut expected)?;
+        let mut words = op.input.clone();
+        classify_words(&mut words);
+        (op.run)(&mut words)?;
+        if !all_secret_words(&words) {
+            return Err(format!("{tool} lost track of the secrets in {}", op.name));
         }
-        secret::declassify(&mut c);
-        secret::declassify(&mut c_portable);
-        lattice
-            .kem_intt
-            .execute(&mut c_portable)
-            .map_err(|e| e.to_string())?;
-        if c != expected || c_portable != expected {
-            return Err(format!("ML-KEM product differs in round {round}"));
-        }
-
-        // ML-DSA: the same with the 23-bit prime.
-        let (a, b) = (rng.dsa(), rng.dsa());
-        let (mut pa, mut pb) = (a, b);
-        lattice
-            .dsa_ntt
-            .execute(&mut pa)
-            .map_err(|e| e.to_string())?;
-        lattice
-            .dsa_ntt
-            .execute(&mut pb)
-            .map_err(|e| e.to_string())?;
-        let mut expected = pointwise(&pa, &pb);
-        lattice
-            .dsa_intt
-            .execute(&mut expected)
-            .map_err(|e| e.to_string())?;
-        let (mut a_hat, mut b_hat) = (a, b);
-        secret::classify(&mut a_hat);
-        secret::classify(&mut b_hat);
-        lattice
-            .dsa_ntt
-            .execute(&mut a_hat)
-            .map_err(|e| e.to_string())?;
-        lattice
-            .dsa_ntt
-            .execute(&mut b_hat)
-            .map_err(|e| e.to_string())?;
-        let mut c = pointwise(&a_hat, &b_hat);
-        lattice
-            .dsa_intt
-            .execute(&mut c)
-            .map_err(|e| e.to_string())?;
-        if !secret::all_secret(&a_hat) || !secret::all_secret(&c) {
-            return Err(format!("{tool} lost track of the ML-DSA secrets"));
-        }
-        secret::declassify(&mut c);
-        if c != expected {
-            return Err(format!("ML-DSA product differs in round {round}"));
+        declassify_words(&mut words);
+        if words != expected {
+            return Err(format!(
+                "{}: another result on secret-marked input",
+                op.name
+            ));
         }
     }
     println!(
-        "{tool}: ML-KEM and ML-DSA NTT, inverse NTT and NTT-domain products on {} ran on secret-marked coefficients with no secret-dependent branch or address; every output coefficient stayed secret",
+        "{tool}: {} lattice operations on {} (ML-KEM and ML-DSA NTT and inverse NTT in every mode, products with caches and 1 to 9 terms, two-column groups, the portable FIPS 203 product) ran on secret-marked coefficients with no secret-dependent branch or address; every word stayed secret",
+        ops.len(),
         args.backend.name()
     );
     Ok(())
@@ -383,10 +351,39 @@ fn timing(args: &Args) -> Result<bool, String> {
             pointwise(&a, &b_dsa)[0].value()
         })
     });
+    // The products of this backend (caches and multiply-accumulates).
+    let kem_products = MlKemProducts::on(args.backend).map_err(|e| e.to_string())?;
+    let dsa_products = MlDsaProducts::on(args.backend).map_err(|e| e.to_string())?;
+    let (b_kem, b_dsa) = (b_kem.map(|x| x.value()), b_dsa.map(|x| x.value()));
+    check(&format!("ML-KEM products ({backend})"), &mut |rng| {
+        dudect::run(n, rng, fixed_kem, Rng::kem, |a| {
+            let mut out = [0i16; 256];
+            kem_products.multiply(&a.map(|x| x.value()), &b_kem, &mut out);
+            out[0]
+        })
+    });
+    check(&format!("ML-DSA products ({backend})"), &mut |rng| {
+        dudect::run(n, rng, fixed_dsa, Rng::dsa, |a| {
+            let mut out = [0i32; 256];
+            dsa_products.multiply(&a.map(|x| x.value()), &b_dsa, &mut out);
+            out[0]
+        })
+    });
     Ok(all_pass)
 }
 
 fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.first().map(String::as_str) == Some("disasm") {
+        return match disasm::run(&argv[1..]) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::from(1),
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {

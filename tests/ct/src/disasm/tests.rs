@@ -1,0 +1,1 @@
+//! Unit tests of the decoders and the analysis on hand-written code.
