@@ -4,7 +4,11 @@
 #   MemorySanitizer (nightly, -Zbuild-std): AVX-512 and scalar kernels
 #   dudect-style timing: AVX-512 and scalar kernels, |t| threshold 10,
 #     an operation failing only when 3 independent runs all exceed it
-# Usage: tests/ct/run.sh [valgrind|msan|timing]...   (default: all three)
+#   disasm: a static taint analysis of every lattice kernel's machine code
+#     in three release builds (x86-64, x86-64 with -C target-cpu=native,
+#     AArch64), with three planted leaks (--cfg nttfuse_ct_leak) it must flag
+# Usage: tests/ct/run.sh [valgrind|msan|timing|disasm]...
+#   (default: valgrind msan timing; disasm cross-compiles, see its case)
 set -euo pipefail
 cd "$(dirname "$0")"
 target="$(cd ../.. && pwd)/target"
@@ -26,6 +30,25 @@ control() {
   fi
 }
 
+# Runs the binary-level check on a build with a planted leak: it must fail
+# and report a violation in the named kernel, which passed in the clean
+# build (its output given last).
+disasm_control() {
+  local what="$1" bin="$2" fn="$3" clean="$4" out hit
+  if out="$("$checker" disasm "$bin" 2>&1)"; then
+    echo "FAIL: negative control passed, so the check cannot fail: $what"; exit 1
+  fi
+  if grep -q "^  FAIL .* $fn[: []" <<<"$clean" || ! grep -q "^  ok .* $fn[: []" <<<"$clean"; then
+    echo "FAIL: $fn is not clean in the clean build, so its control proves nothing"; exit 1
+  fi
+  hit="$(awk -v fn=" $fn" '/^  (ok|FAIL|MISSING)/ { on = /^  FAIL/ && index($0, fn ":") + index($0, fn " [") > 0; next }
+    on && /^          0x/ { print; exit }' <<<"$out")"
+  if [ -z "$hit" ]; then
+    echo "FAIL: negative control failed for another reason: $what"; grep -v '^  ok' <<<"$out" | tail -20; exit 1
+  fi
+  echo "ok: negative control flagged ($what):$(sed 's/^ *//; s/^/ /' <<<"$hit")"
+}
+
 for check in "${checks[@]}"; do
   case "$check" in
   valgrind)
@@ -34,6 +57,7 @@ for check in "${checks[@]}"; do
     bin="$target/ct/release/nttfuse-ct"
     vg=(valgrind -q --error-exitcode=1)
     "${vg[@]}" "$bin" secrets scalar
+    if grep -qw avx2 /proc/cpuinfo; then "${vg[@]}" "$bin" secrets avx2; fi
     control "depends on uninitialised value" "${vg[@]}" "$bin" secrets scalar --control branch
     control "Use of uninitialised value" "${vg[@]}" "$bin" secrets scalar --control index
     ;;
@@ -56,6 +80,38 @@ for check in "${checks[@]}"; do
     if have_avx512; then "$bin" timing avx512 --measurements 1000000; fi
     "$bin" timing scalar --measurements 300000
     control "LEAKS" "$bin" timing scalar --control branch --measurements 200000
+    ;;
+  disasm)
+    # Needs objdump, and for AArch64 the rustup target, gcc-aarch64-linux-gnu
+    # (the linker, .cargo/config.toml) and binutils-aarch64-linux-gnu.
+    echo "--- binary-level check: taint analysis of the lattice kernels' machine code (objdump)"
+    started=$SECONDS
+    CARGO_TARGET_DIR="$target/ct" cargo build --release --quiet
+    checker="$target/ct/release/nttfuse-ct"
+    RUSTFLAGS="-C target-cpu=native" CARGO_TARGET_DIR="$target/ct-native" cargo build --release --quiet
+    CARGO_TARGET_DIR="$target/ct-aarch64" cargo build --release --quiet --target aarch64-unknown-linux-gnu
+    clean=("$checker" "$target/ct-native/release/nttfuse-ct"
+      "$target/ct-aarch64/aarch64-unknown-linux-gnu/release/nttfuse-ct")
+    outputs=()
+    for bin in "${clean[@]}"; do
+      if out="$("$checker" disasm "$bin" 2>&1)"; then
+        outputs+=("$out"); echo "$out" | tail -2
+      else
+        echo "$out" | grep -v '^  ok'; echo "FAIL: violations in a clean build: $bin"; exit 1
+      fi
+    done
+    # The negative controls: the same kernels with a planted leak.
+    RUSTFLAGS="--cfg nttfuse_ct_leak" CARGO_TARGET_DIR="$target/ct-leak" cargo build --release --quiet
+    RUSTFLAGS="--cfg nttfuse_ct_leak" CARGO_TARGET_DIR="$target/ct-aarch64-leak" \
+      cargo build --release --quiet --target aarch64-unknown-linux-gnu
+    disasm_control "AVX-512 kortest/jcc in KemZmm::positive" "$target/ct-leak/release/nttfuse-ct" \
+      "nttfuse::backend::avx512::ring::mlkem_inverse" "${outputs[0]}"
+    disasm_control "scalar range test hoisted above its run-time flag" "$target/ct-leak/release/nttfuse-ct" \
+      "nttfuse::backend::ring::portable::mlkem_forward" "${outputs[0]}"
+    disasm_control "NEON sminv + branch in KemQ::positive" \
+      "$target/ct-aarch64-leak/aarch64-unknown-linux-gnu/release/nttfuse-ct" \
+      "nttfuse::backend::neon::ring::mlkem_inverse" "${outputs[2]}"
+    echo "(disasm: $((SECONDS - started)) s)"
     ;;
   *) echo "unknown check $check"; exit 2 ;;
   esac

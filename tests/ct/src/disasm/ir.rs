@@ -337,7 +337,10 @@ impl State {
     /// (the caller's frame: stack arguments). Stores at unknown places in
     /// the frame (through a run-time index: stack arrays) are joined in,
     /// except into the reload of a spill (`reload`: a general-purpose load
-    /// of bytes inside one slot a general-purpose store wrote).
+    /// of bytes inside one slot a general-purpose store wrote) and into the
+    /// reload of pointers (a slot holding pointers, e.g. a vector of them
+    /// for a gather: safe Rust cannot overwrite a pointer through an array
+    /// index).
     pub fn load_slot(&self, off: i64, size: u64, outside: Val, reload: bool) -> Val {
         let end = off + size as i64;
         // A reload: the bytes lie inside one slot a general-purpose store
@@ -347,7 +350,7 @@ impl State {
             .range(..=off)
             .next_back()
             .filter(|(o, s)| **o + s.size as i64 >= end);
-        let mut smeared = !(reload && covering.is_some_and(|(_, s)| s.spill));
+        let mut smeared = !covering.is_some_and(|(_, s)| (reload && s.spill) || s.val.is_pointer());
         let mut val = match self.frame.get(&off) {
             Some(s) if s.size == size => s.val,
             _ => {
