@@ -163,7 +163,11 @@ macro_rules! entry_points {
             poly: &mut [$word; 256],
             table: &[$word],
         ) {
-            forward::<$field, CANONICAL, PERMUTED>(poly, table)
+            forward::<$field, CANONICAL, PERMUTED>(poly, table);
+            #[cfg(nttfuse_ct_leak)]
+            if CANONICAL {
+                leak::fault(poly);
+            }
         }
 
         /// The portable inverse NTT of one polynomial.
@@ -184,6 +188,32 @@ macro_rules! entry_points {
         /// Every mode's entry point.
         pub(crate) const $name: super::RingFns<$word> = super::ring_fns!($forward, $inverse);
     };
+}
+
+/// Negative control of `nttfuse-ct disasm` (tests/ct), never in a normal
+/// build: a fault on small canonical outputs, switched off at run time by a
+/// flag nobody sets. The select is written as an unconditional store, so
+/// LLVM evaluates the pure range test on the coefficient whatever the flag
+/// says, and the binary branches on (or conditionally moves) the secret
+/// all the same; the check must report it.
+#[cfg(nttfuse_ct_leak)]
+mod leak {
+    use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+    /// Never set.
+    static ON: AtomicBool = AtomicBool::new(false);
+
+    #[inline(always)]
+    pub(super) fn fault<W: Copy + PartialOrd + From<i16>>(poly: &mut [W; 256]) {
+        for v in poly.iter_mut() {
+            let x = *v;
+            *v = if ON.load(Relaxed) && x < W::from(1000) {
+                W::from(0)
+            } else {
+                x
+            };
+        }
+    }
 }
 
 entry_points!(MlKem, i16, MLKEM: mlkem_forward, mlkem_inverse);
