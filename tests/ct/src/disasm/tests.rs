@@ -336,6 +336,8 @@ fn x86_operands_parse() {
     )
     .unwrap();
     assert!(super::x86::decode(&raw).is_ok());
+    let raw = parse_line(0, "{evex} vpslldq xmm3,XMMWORD PTR [rsp+0x40],0xa", true).unwrap();
+    assert!(super::x86::decode(&raw).is_ok());
     let raw = parse_line(0, "frobnicate rax", true).unwrap();
     assert!(super::x86::decode(&raw).is_err());
 }

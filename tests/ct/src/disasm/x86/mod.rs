@@ -167,7 +167,8 @@ pub fn decode(raw: &RawInsn) -> Result<(Vec<Micro>, Flow), String> {
     let mut mnemonic = raw.mnemonic.as_str();
     let mut rest = raw.operands.as_str();
     let mut rep = false;
-    while PREFIXES.contains(&mnemonic) {
+    // Prefixes, and objdump's encoding hints (`{evex}`, `{vex}`, `{vex3}`).
+    while PREFIXES.contains(&mnemonic) || mnemonic.starts_with('{') {
         rep |= mnemonic.starts_with("rep");
         let (m, r) = rest.split_once(' ').unwrap_or((rest, ""));
         mnemonic = m;
