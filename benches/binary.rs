@@ -215,7 +215,11 @@ fn main() {
         let (log_n, lanes) = (18 - shrink, 64);
         let values: Vec<u64> = (0..lanes << log_n).map(|i| (i as u64) ^ 0xabcdef).collect();
         let lde = planner(threads)
-            .plan_additive_lde::<Gf2_64>(log_n, 1, Basis::Cantor, lanes)
+            .plan(
+                &Transform::<Gf2_64>::additive_lde(log_n, LogBlowup(1))
+                    .basis(Basis::Cantor)
+                    .lanes(lanes),
+            )
             .expect("plan");
         let evals: Vec<Gf2_64> = values.iter().map(|&v| Gf2_64::new(v)).collect();
         let mut codeword = vec![Gf2_64::ZERO; lde.len()];
@@ -242,7 +246,11 @@ fn main() {
         // The same LDE at rate 1/4: the inverse NTT and the encode, their
         // middle passes fused; also timed as the same two plans run apart.
         let lde = planner(threads)
-            .plan_additive_lde::<Gf2_64>(log_n, 2, Basis::Cantor, lanes)
+            .plan(
+                &Transform::<Gf2_64>::additive_lde(log_n, LogBlowup(2))
+                    .basis(Basis::Cantor)
+                    .lanes(lanes),
+            )
             .expect("plan");
         let mut codeword = vec![Gf2_64::ZERO; lde.len()];
         let mut apart = vec![Gf2_64::ZERO; lde.len()];

@@ -307,13 +307,7 @@ macro_rules! lde_rows {
         let shift_u64 = 7;
         let planner = Planner::new().threads(Threads::Count(threads));
         let lde = planner
-            .plan_coset_lde::<$ours>(
-                log_n,
-                1,
-                <$ours>::from_u64(shift_u64),
-                lanes,
-                Order::BitReversed,
-            )
+            .plan(&Transform::<$ours>::coset_lde(log_n, LogBlowup(1)).shift(<$ours>::from_u64(shift_u64)).lanes(lanes).order(Order::BitReversed))
             .expect("plan");
         let input: Vec<$ours> = values.iter().map(|&v| <$ours>::from_u64(v)).collect();
         let mut out = vec![<$ours>::from_u64(0); lde.len()];
@@ -324,7 +318,9 @@ macro_rules! lde_rows {
         // The same two plans run one after the other (the coefficients go to
         // memory between them), to show what fusing their middle passes saves.
         let mut unfused_out = vec![<$ours>::from_u64(0); lde.len()];
-        let (idft, encode) = lde.plans();
+        let [idft, encode] = lde.plans()[..] else {
+            unreachable!("a coset LDE runs two plans")
+        };
         #[cfg(feature = "plonky3")]
         let drop_in = nttfuse::plonky3::NttfuseDft::with_planner(planner.clone());
         // The drop-in runs on `threads` threads, as its plans do.

@@ -108,7 +108,12 @@ fn prime<F: Kernels + TwoAdicField>(a: &Args) -> Result<String, Error> {
         "lde" => {
             return a
                 .planner
-                .plan_coset_lde(a.log_n, a.rate, shift, a.lanes, a.order)
+                .plan(
+                    &Transform::coset_lde(a.log_n, LogBlowup(a.rate))
+                        .shift(shift)
+                        .lanes(a.lanes)
+                        .order(a.order),
+                )
                 .map(|plan| plan.to_string())
         }
         _ => usage(),
@@ -125,7 +130,11 @@ fn additive(a: &Args) -> Result<String, Error> {
         "additive-lde" => {
             return a
                 .planner
-                .plan_additive_lde::<Gf2_64>(a.log_n, a.rate, a.basis, a.lanes)
+                .plan(
+                    &Transform::<Gf2_64>::additive_lde(a.log_n, LogBlowup(a.rate))
+                        .basis(a.basis)
+                        .lanes(a.lanes),
+                )
                 .map(|plan| plan.to_string())
         }
         _ => usage(),

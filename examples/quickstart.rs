@@ -126,12 +126,11 @@ fn main() -> Result<(), Error> {
     // The STARK commit-phase LDE (Plonky3's coset_lde_batch): 2^18 × 64
     // BabyBear evaluations to the coset of 2^19, bit-reversed for FRI; its
     // inverse DFT's last pass and the encode's first run as one.
-    let lde = Planner::new().plan_coset_lde::<BabyBear>(
-        18,
-        1,
-        BabyBear::multiplicative_generator(),
-        64,
-        Order::BitReversed,
+    let lde = Planner::new().plan(
+        &Transform::<BabyBear>::coset_lde(18, LogBlowup(1))
+            .shift(BabyBear::multiplicative_generator())
+            .lanes(64)
+            .order(Order::BitReversed),
     )?;
     println!("{lde}");
     let mut extended = vec![BabyBear::ZERO; lde.len()];
@@ -148,7 +147,11 @@ fn main() -> Result<(), Error> {
 
     // The binary-field LDE from evaluations (p3-binary-dft's lde_batch):
     // systematic at rate 1/2, its inverse and forward NTTs fused.
-    let lde = Planner::new().plan_additive_lde::<Gf2_64>(19, 1, Basis::Cantor, 8)?;
+    let lde = Planner::new().plan(
+        &Transform::<Gf2_64>::additive_lde(19, LogBlowup(1))
+            .basis(Basis::Cantor)
+            .lanes(8),
+    )?;
     println!("{lde}");
     let mut extended = vec![Gf2_64::ZERO; lde.len()];
     lde_report(lde.len() * 8, lde.sweeps(), || {

@@ -38,12 +38,11 @@ fn main() -> Result<(), Error> {
     let trace: Vec<BabyBear> = (0..columns << log_rows)
         .map(|i| BabyBear::from_u64((i as u64).wrapping_mul(2654435761) ^ 0x1234))
         .collect();
-    let lde = Planner::new().plan_coset_lde::<BabyBear>(
-        log_rows,
-        1,
-        shift,
-        columns,
-        Order::BitReversed,
+    let lde = Planner::new().plan(
+        &Transform::<BabyBear>::coset_lde(log_rows, LogBlowup(1))
+            .shift(shift)
+            .lanes(columns)
+            .order(Order::BitReversed),
     )?;
     println!("{lde}\n");
 
@@ -51,7 +50,9 @@ fn main() -> Result<(), Error> {
     // The LDE against its own two plans run one after the other (the
     // coefficients go to memory between them), in alternating rounds.
     let mut unfused = vec![BabyBear::ZERO; lde.len()];
-    let (idft, encode) = lde.plans();
+    let [idft, encode] = lde.plans()[..] else {
+        unreachable!("a coset LDE runs two plans")
+    };
     let (mut fused_times, mut unfused_times) = (Vec::new(), Vec::new());
     for round in 0..6 {
         let start = Instant::now();

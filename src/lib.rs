@@ -37,7 +37,7 @@
 //! let plan = Planner::new().plan(&Transform::<BabyBear>::dft(10).lanes(8))?;
 //! let mut trace = vec![BabyBear::ONE; plan.len()];
 //! plan.execute(&mut trace)?;
-//! let lde = Planner::new().plan_coset_lde::<BabyBear>(10, 1, BabyBear::new(31), 8, Order::Natural)?;
+//! let lde = Planner::new().plan(&Transform::<BabyBear>::coset_lde(10, LogBlowup(1)).lanes(8))?;
 //! let mut extended = vec![BabyBear::ZERO; lde.len()];
 //! lde.execute_from(&trace, &mut extended)?;
 //! # Ok::<(), nttfuse::Error>(())
@@ -102,12 +102,15 @@ pub use field::{
 /// The `num-traits` this crate's fields implement (`Zero`, `One`), so
 /// `BabyBear4::zero()` and friends work without a dependency of your own.
 pub use num_traits;
+#[allow(deprecated)]
+pub use plan::AdditiveLdePlan;
 pub use plan::{
-    AdditiveLdePlan, Budgets, Cost, Group, LdePlan, MlDsaCache, MlDsaProducts, MlKemCache,
-    MlKemProducts, Pass, PassKind, Plan, Planner, Step, Threads,
+    Budgets, Cost, Group, LdePlan, MlDsaCache, MlDsaProducts, MlKemCache, MlKemProducts, Pass,
+    PassKind, Plan, Planner, Spec, Step, Threads,
 };
 pub use transform::{
-    reference, Basis, ButterflyKind, Direction, Family, NttOrder, Order, Reduction, Transform,
+    reference, AdditiveLde, Basis, ButterflyKind, CosetLde, Direction, Family, Lde, LogBlowup,
+    NttOrder, Order, Reduction, Transform,
 };
 
 /// Everything a user of the crate usually names, and the traits whose
@@ -124,10 +127,10 @@ pub use transform::{
 /// ```
 pub mod prelude {
     pub use crate::{
-        AdditiveLdePlan, BabyBear, BabyBear4, Backend, Basis, BinaryField, Budgets, Error,
-        ExtensionOf, Field, Gf2_192, Gf2_64, Goldilocks, Kernels, KoalaBear, LdePlan, MlDsa,
-        MlDsaCache, MlDsaProducts, MlKem, MlKemCache, MlKemProducts, NttOrder, Order, Plan,
-        Planner, Reduction, Threads, Transform, TwoAdicField,
+        AdditiveLde, BabyBear, BabyBear4, Backend, Basis, BinaryField, Budgets, CosetLde, Error,
+        ExtensionOf, Field, Gf2_192, Gf2_64, Goldilocks, Kernels, KoalaBear, Lde, LdePlan,
+        LogBlowup, MlDsa, MlDsaCache, MlDsaProducts, MlKem, MlKemCache, MlKemProducts, NttOrder,
+        Order, Plan, Planner, Reduction, Threads, Transform, TwoAdicField,
     };
 }
 

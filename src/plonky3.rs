@@ -28,7 +28,7 @@
 use crate::backend::Kernels;
 use crate::field::{Field, TwoAdicField};
 use crate::plan::{LdePlan, Plan, Planner};
-use crate::transform::{Order, Transform};
+use crate::transform::{LogBlowup, Order, Transform};
 use p3_dft::TwoAdicSubgroupDft;
 use p3_matrix::bitrev::{BitReversalPerm, BitReversedMatrixView};
 use p3_matrix::dense::RowMajorMatrix;
@@ -383,7 +383,12 @@ impl<P: PlonkyField> TwoAdicSubgroupDft<P> for NttfuseDft {
         let plan = self.cached::<P::Ours>(shape, |planner| {
             Cached::Lde(
                 planner
-                    .plan_coset_lde(log_n, blowup, ours, lanes, Order::BitReversed)
+                    .plan(
+                        &Transform::coset_lde(log_n, LogBlowup(blowup))
+                            .shift(ours)
+                            .lanes(lanes)
+                            .order(Order::BitReversed),
+                    )
                     .expect("nttfuse plans every shape Plonky3 accepts"),
             )
         });

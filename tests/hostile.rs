@@ -155,12 +155,11 @@ fn hostile_plan_parameters_are_refused_without_panic_or_huge_allocation() {
                         if rate == 0 || lde_spec.validate().is_err() {
                             expect_err(
                                 &what,
-                                planner.plan_coset_lde(
-                                    log_n,
-                                    rate,
-                                    KoalaBear::new(3),
-                                    lanes,
-                                    Order::BitReversed,
+                                planner.plan(
+                                    &Transform::coset_lde(log_n, LogBlowup(rate))
+                                        .shift(KoalaBear::new(3))
+                                        .lanes(lanes)
+                                        .order(Order::BitReversed),
                                 ),
                                 any_kind,
                             );
@@ -289,7 +288,12 @@ fn hostile_slices_get_length_errors() {
         .plan(&Transform::<MlKem>::negacyclic_forward().batch(2))
         .unwrap();
     let lde = Planner::new()
-        .plan_coset_lde(6, 1, BabyBear::new(31), 2, Order::Natural)
+        .plan(
+            &Transform::coset_lde(6, LogBlowup(1))
+                .shift(BabyBear::new(31))
+                .lanes(2)
+                .order(Order::Natural),
+        )
         .unwrap();
     fn lengths(n: usize) -> [usize; 5] {
         [0, 1, n - 1, n + 1, 2 * n]
@@ -346,7 +350,12 @@ fn hostile_slices_get_length_errors() {
     }
     // Small budgets fuse the LDE's middle passes: its own length checks.
     let fused_lde = planner(tiny(), 2)
-        .plan_coset_lde(9, 2, BabyBear::new(31), 3, Order::BitReversed)
+        .plan(
+            &Transform::coset_lde(9, LogBlowup(2))
+                .shift(BabyBear::new(31))
+                .lanes(3)
+                .order(Order::BitReversed),
+        )
         .unwrap();
     assert!(fused_lde.is_fused() && !lde.is_fused());
     for lde in [&lde, &fused_lde] {

@@ -126,7 +126,11 @@ fn parallel_execution_never_allocates_after_warm_up() {
     // (its middle passes fused, with the fused pass's own scratch).
     for (log_blowup, threads) in [(1, 2), (1, 1), (2, 2), (2, 1)] {
         let lde = planner(tiny(), threads)
-            .plan_additive_lde::<Gf2_64>(13, log_blowup, Basis::Cantor, 4)
+            .plan(
+                &Transform::<Gf2_64>::additive_lde(13, LogBlowup(log_blowup))
+                    .basis(Basis::Cantor)
+                    .lanes(4),
+            )
             .unwrap();
         assert_eq!(lde.is_fused(), log_blowup > 1);
         let evals = Rng(3).vec::<Gf2_64>(lde.input_len());
@@ -146,7 +150,12 @@ fn parallel_execution_never_allocates_after_warm_up() {
     // The coset LDE, fused, on 2 threads and 1.
     for threads in [2, 1] {
         let lde = planner(tiny(), threads)
-            .plan_coset_lde::<BabyBear>(12, 2, BabyBear::new(31), 4, Order::BitReversed)
+            .plan(
+                &Transform::<BabyBear>::coset_lde(12, LogBlowup(2))
+                    .shift(BabyBear::new(31))
+                    .lanes(4)
+                    .order(Order::BitReversed),
+            )
             .unwrap();
         assert!(lde.is_fused());
         let evals = Rng(4).vec::<BabyBear>(lde.input_len());

@@ -1,5 +1,5 @@
-//! The coset low-degree extension: an inverse DFT and a coset encode, planned
-//! together and run in the output buffer.
+//! Low-degree extensions: an inverse transform and an encode, planned
+//! together and run in the output buffer. The coset LDE:
 //!
 //! ```text
 //!   evaluations on ⟨ω_n⟩ ──idft──▶ coefficients (first n rows of the output)
@@ -29,18 +29,28 @@
 //! so the pass is safe in place and parallel over tiles.
 
 use super::scratch::ScratchPool;
-use super::{Plan, Planner};
-use crate::backend::Kernels;
+use super::{Budgets, Plan, Planner, Threads};
+use crate::backend::{Backend, Kernels};
 use crate::error::Error;
 use crate::field::{BinaryField, TwoAdicField};
-use crate::transform::{Basis, Order, Transform};
+use crate::transform::{AdditiveLde, Basis, CosetLde, Lde, LogBlowup, Order, Transform};
 use core::fmt;
 
-/// A planned coset LDE (see the module doc).
+/// A planned low-degree extension, coset ([`CosetLde`]) or additive
+/// ([`AdditiveLde`]): what [`Planner::plan`] makes of either spec (see the
+/// module doc for how the two transforms share the output buffer).
+///
+/// Its accessors have the shape of [`Plan`]'s: [`transform`](Self::transform),
+/// [`input_len`](Self::input_len), [`len`](Self::len),
+/// [`scratch_len`](Self::scratch_len), [`sweeps`](Self::sweeps),
+/// [`backend`](Self::backend), [`execute`](Self::execute),
+/// [`execute_from`](Self::execute_from); [`plans`](Self::plans) lists the
+/// plans it runs.
 ///
 /// ```
-/// use nttfuse::{BabyBear, Field, Order, Planner};
-/// let lde = Planner::new().plan_coset_lde::<BabyBear>(4, 1, BabyBear::new(31), 2, Order::Natural)?;
+/// use nttfuse::prelude::*;
+/// let spec = Transform::<BabyBear>::coset_lde(4, LogBlowup(1)).shift(BabyBear::new(31)).lanes(2);
+/// let lde = Planner::new().plan(&spec)?;
 /// let evals = vec![BabyBear::ONE; 16 * 2]; // the constant 1 on ⟨ω_16⟩
 /// let mut out = vec![BabyBear::ZERO; lde.len()];
 /// lde.execute_from(&evals, &mut out)?;
@@ -48,22 +58,96 @@ use core::fmt;
 /// # Ok::<(), nttfuse::Error>(())
 /// ```
 pub struct LdePlan<F: Kernels> {
-    idft: Plan<F>,
-    encode: Plan<F>,
+    spec: Lde<F>,
+    /// The inverse transform; for an additive LDE at rate ½ (which copies
+    /// its input), the inverse NTT fused with the NTT of the second coset
+    /// (shift b_log_n), run from the input into the output's second half.
+    first: Plan<F>,
+    /// The encode of the whole output, in place (`None`: the rate-½
+    /// additive LDE, whose `first` computes the only new coset).
+    encode: Option<Plan<F>>,
     /// Whether the inverse's last pass and the encode's first run as one
     /// (see the module doc), and the scratch that pass takes per thread.
     fused: Option<ScratchPool<F>>,
+}
+
+/// The additive LDE's old name: one plan type serves both LDEs now.
+#[deprecated(
+    since = "0.2.0",
+    note = "use `LdePlan`: one plan type serves both LDEs"
+)]
+pub type AdditiveLdePlan<F> = LdePlan<F>;
+
+impl<F: Kernels + TwoAdicField> LdePlan<F> {
+    /// Plans `spec` (see [`CosetLde`]): the inverse DFT out of place into
+    /// the output's first rows, then the coset encode in place.
+    pub(super) fn coset(planner: &Planner, spec: &CosetLde<F>) -> Result<Self, Error> {
+        let [inverse, encode] = spec.parts()?;
+        let encode = planner.plan(&encode)?;
+        let idft = planner.plan(&inverse)?;
+        let fused = fused_scratch(&idft, &encode)?;
+        Ok(LdePlan {
+            spec: Lde::Coset(spec.clone()),
+            first: idft,
+            encode: Some(encode),
+            fused,
+        })
+    }
+}
+
+impl<F: Kernels + BinaryField> LdePlan<F> {
+    /// Plans `spec` (see [`AdditiveLde`]). The input domain is the first
+    /// coset of the output's, so at rate ½ the output's first half is the
+    /// input, copied, and only the other coset is computed: the inverse NTT
+    /// fused with an NTT shifted by b_log_n into one plan (the inverse's
+    /// last pass and the forward's first tile the rows alike, so each tile
+    /// runs both while in cache), skipping the encode's replica 0 (a third
+    /// of the butterflies). At lower rates: the inverse NTT and an in-place
+    /// encode, their middle passes fused as in the coset LDE where both are
+    /// gathered and tile alike.
+    pub(super) fn additive(planner: &Planner, spec: &AdditiveLde<F>) -> Result<Self, Error> {
+        let [inverse, encode] = spec.parts()?;
+        encode.validate()?;
+        let intt = planner.plan(&inverse)?;
+        let (log_n, blowup) = (spec.log_n(), spec.log_blowup());
+        if blowup.0 > 1 {
+            let encode = planner.plan(&encode)?;
+            let fused = fused_scratch(&intt, &encode)?;
+            return Ok(LdePlan {
+                spec: Lde::Additive(spec.clone()),
+                first: intt,
+                encode: Some(encode),
+                fused,
+            });
+        }
+        let basis = spec.domain_basis();
+        let shift = basis.elements::<F>((log_n + blowup.0) as usize)[log_n as usize];
+        let coset = planner.plan(
+            &Transform::<F>::additive_ntt(log_n)
+                .basis(basis)
+                .shift(shift)
+                .lanes(spec.lane_count()),
+        )?;
+        let first = intt
+            .fused_with(coset)
+            .expect("an inverse and a forward NTT of one shape fuse");
+        Ok(LdePlan {
+            spec: Lde::Additive(spec.clone()),
+            first,
+            encode: None,
+            fused: None,
+        })
+    }
 }
 
 impl Planner {
     /// Plans the coset LDE of `lanes` columns from 2^log_n evaluations on
     /// ⟨ω_(2^log_n)⟩ to 2^(log_n + log_blowup) evaluations on
     /// `shift · ⟨ω_(2^(log_n+log_blowup))⟩` in `order`.
-    ///
-    /// Errors: [`Error::Unsupported`] for `log_blowup` = 0 (a coset DFT) and
-    /// `log_n` = 0 (one row, which every output row copies); the errors of
-    /// [`Planner::plan`] for the inverse DFT and the encode (sizes beyond the
-    /// field's two-adicity after the blowup, a zero shift, zero lanes, …).
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `plan(&Transform::coset_lde(log_n, LogBlowup(b)).shift(s).lanes(l).order(o))`: named, typed parameters"
+    )]
     pub fn plan_coset_lde<F: Kernels + TwoAdicField>(
         &self,
         log_n: u32,
@@ -72,237 +156,41 @@ impl Planner {
         lanes: usize,
         order: Order,
     ) -> Result<LdePlan<F>, Error> {
-        if log_blowup == 0 {
-            return Err(Error::Unsupported {
-                what: "a low-degree extension with blowup 2^0 (use coset_dft)",
-            });
-        }
-        if log_n == 0 {
-            return Err(Error::Unsupported {
-                what: "a low-degree extension of one row (log_n = 0): every output row is that row",
-            });
-        }
-        let log_out = log_n.checked_add(log_blowup).ok_or(Error::SizeTooLarge {
-            field: F::NAME,
-            log_n: u32::MAX,
-            max_log_n: F::TWO_ADICITY as u32,
-        })?;
-        let encode = self.plan(
-            &Transform::<F>::dft_encode(log_out, log_blowup, shift)
+        self.plan(
+            &Transform::<F>::coset_lde(log_n, LogBlowup(log_blowup))
+                .shift(shift)
                 .lanes(lanes)
                 .order(order),
-        )?;
-        let idft = self.plan(&Transform::<F>::idft(log_n).lanes(lanes))?;
-        let fused = fused_scratch(&idft, &encode)?;
-        Ok(LdePlan {
-            idft,
-            encode,
-            fused,
-        })
-    }
-}
-
-impl<F: Kernels + TwoAdicField> LdePlan<F> {
-    /// Elements of the input: 2^log_n rows × lanes.
-    pub fn input_len(&self) -> usize {
-        self.idft.len()
-    }
-
-    /// Elements of the output: 2^(log_n + log_blowup) rows × lanes.
-    pub fn len(&self) -> usize {
-        self.encode.len()
-    }
-
-    /// Never empty.
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-
-    /// The two plans: inverse DFT, then the coset encode.
-    pub fn plans(&self) -> (&Plan<F>, &Plan<F>) {
-        (&self.idft, &self.encode)
-    }
-
-    /// Whether the inverse DFT's last pass and the encode's first run as
-    /// one pass, so the coefficients never go to memory (see the module
-    /// doc; the plan's display says so too).
-    pub fn is_fused(&self) -> bool {
-        self.fused.is_some()
-    }
-
-    /// Scratch elements per thread: the larger of the two plans', and of the
-    /// fused pass's (a tile's coefficients and one replica).
-    pub fn scratch_len(&self) -> usize {
-        let fused = self.fused.as_ref().map_or(0, ScratchPool::len);
-        fused
-            .max(self.idft.scratch_len())
-            .max(self.encode.scratch_len())
-    }
-
-    /// Read+write sweeps of the output buffer the plans predict (the inverse
-    /// DFT runs on the first 2^−log_blowup of it).
-    pub fn sweeps(&self) -> f64 {
-        let ratio = self.idft.len() as f64 / self.encode.len() as f64;
-        // The inverse DFT runs out of place: a leading bit reversal is
-        // fused into its first pass. Fused with the encode, its last pass
-        // writes no coefficients: the encode's first pass (one sweep of the
-        // output) reads them from scratch instead.
-        let idft_sweeps = self.idft.cost().sweeps
-            - usize::from(self.idft.fuses_reversal())
-            - usize::from(self.is_fused());
-        idft_sweeps as f64 * ratio + self.encode.cost().sweeps as f64
-    }
-
-    /// Runs the LDE from `evals` into `out`.
-    pub fn execute_from(&self, evals: &[F], out: &mut [F]) -> Result<(), Error> {
-        let fused = self.fused.as_ref();
-        run_inverse_then_encode(&self.idft, &self.encode, fused, evals, out)
-    }
-
-    /// Runs the LDE in place: `data` holds [`len`](LdePlan::len) elements,
-    /// the evaluations in its first [`input_len`](LdePlan::input_len) (the
-    /// rest is overwritten, whatever it holds).
-    ///
-    /// This is how a caller that owns the trace's vector extends it without
-    /// a second allocation: `resize` it to `len()` (glibc grows a large
-    /// vector by remapping it, without copying or touching its pages), then
-    /// run this.
-    /// A fresh output costs the first touch of every page, a good part of
-    /// a large LDE's time (`cargo bench --features plonky3 --bench stark`).
-    /// Fused, the inverse DFT writes the coefficients into the last block of
-    /// n rows, so it still reads the evaluations bit-reversed in its first
-    /// pass; unfused, the inverse runs in place (with its own bit-reversal
-    /// pass) before the encode.
-    ///
-    /// ```
-    /// use nttfuse::{BabyBear, Field, Order, Planner};
-    /// let lde = Planner::new().plan_coset_lde::<BabyBear>(4, 2, BabyBear::new(31), 2, Order::Natural)?;
-    /// let mut data = vec![BabyBear::new(5); lde.input_len()]; // the constant 5
-    /// data.resize(lde.len(), BabyBear::ZERO);
-    /// lde.execute(&mut data)?;
-    /// assert!(data.iter().all(|&x| x == BabyBear::new(5)));
-    /// # Ok::<(), nttfuse::Error>(())
-    /// ```
-    pub fn execute(&self, data: &mut [F]) -> Result<(), Error> {
-        run_inverse_then_encode_in_place(&self.idft, &self.encode, self.fused.as_ref(), data)
-    }
-}
-
-impl<F: Kernels + TwoAdicField> fmt::Display for LdePlan<F> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "coset LDE: inverse DFT into the output's first rows, then a coset encode in place"
-        )?;
-        if self.is_fused() {
-            fused_line(f, &self.idft, &self.encode)?;
-        }
-        writeln!(f, "-- 1 --\n{}", self.idft)?;
-        write!(
-            f,
-            "-- 2 --\n{}\npredicted: {:.2} sweeps of the output",
-            self.encode,
-            self.sweeps()
         )
     }
-}
 
-/// A planned additive (binary-field) low-degree extension: 2^log_n
-/// evaluations on span(b_0 … b_(log_n−1)) to 2^(log_n + log_blowup)
-/// evaluations on span(b_0 … b_(log_n+log_blowup−1)), in the basis's natural
-/// order — the inverse additive NTT followed by a Reed–Solomon encode at rate
-/// 2^−log_blowup, as Plonky3's p3-binary-dft `lde_batch` defines it.
-///
-/// The evaluation domain is the first coset of the extended one, so at rate
-/// ½ the LDE is *systematic*: the output's first half is the input, copied,
-/// and only the other coset is computed — the inverse NTT into the second
-/// half, then an NTT shifted by b_log_n in place. That skips the encode's
-/// replica 0 (a third of the butterflies). The two transforms are fused
-/// into one plan: the inverse's last pass and the forward's first tile the
-/// rows the same way, so each tile runs both while it is in cache (one
-/// sweep fewer). At lower rates the plan is the inverse NTT into the first
-/// rows and an in-place encode, their middle passes fused into one as in
-/// [`LdePlan`] when both are gathered and tile alike (large shapes).
-///
-/// ```
-/// use nttfuse::{Basis, Gf2_64, Planner};
-/// let lde = Planner::new().plan_additive_lde::<Gf2_64>(4, 1, Basis::Cantor, 2)?;
-/// let evals: Vec<Gf2_64> = (0..32).map(|i| Gf2_64::new(i * 0x9e37_79b9)).collect();
-/// let mut out = vec![Gf2_64::ZERO; lde.len()];
-/// lde.execute_from(&evals, &mut out)?;
-/// assert_eq!(out[..32], evals[..]); // systematic: the domain comes first
-/// # Ok::<(), nttfuse::Error>(())
-/// ```
-pub struct AdditiveLdePlan<F: Kernels + BinaryField> {
-    /// Systematic (rate ½): the inverse NTT and the NTT of the second coset
-    /// (shift b_log_n) fused into one plan, run from the input into the
-    /// output's second half. Lower rates: the inverse NTT.
-    first: Plan<F>,
-    /// Lower rates: the encode of the whole output, in place.
-    encode: Option<Plan<F>>,
-    /// Lower rates, large shapes: the inverse's last pass and the encode's
-    /// first run as one (as in [`LdePlan`]), with this scratch per thread.
-    fused: Option<ScratchPool<F>>,
-}
-
-impl Planner {
     /// Plans the additive LDE of `lanes` columns from 2^log_n evaluations
-    /// to 2^(log_n + log_blowup), in `basis` (see [`AdditiveLdePlan`]).
-    /// The errors are the encode's (as `Transform::additive_encode(log_n +
-    /// log_blowup, log_blowup)`: a single row, `log_n` = 0, leaves it no
-    /// layer), and `Unsupported` for `log_blowup` = 0.
+    /// to 2^(log_n + log_blowup), in `basis`.
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `plan(&Transform::additive_lde(log_n, LogBlowup(b)).basis(basis).lanes(l))`: named, typed parameters"
+    )]
     pub fn plan_additive_lde<F: Kernels + BinaryField>(
         &self,
         log_n: u32,
         log_blowup: u32,
         basis: Basis,
         lanes: usize,
-    ) -> Result<AdditiveLdePlan<F>, Error> {
-        if log_blowup == 0 {
-            return Err(Error::Unsupported {
-                what: "a low-degree extension with blowup 2^0 (use additive_ntt)",
-            });
-        }
-        // The encode's own checks give the typed errors (size beyond the
-        // basis, lanes); an overflowing sum is reported as the largest size.
-        let log_out = log_n.saturating_add(log_blowup);
-        let encode = Transform::<F>::additive_encode(log_out, log_blowup)
-            .basis(basis)
-            .lanes(lanes);
-        encode.validate()?;
-        let intt = self.plan(
-            &Transform::<F>::additive_intt(log_n)
+    ) -> Result<LdePlan<F>, Error> {
+        self.plan(
+            &Transform::<F>::additive_lde(log_n, LogBlowup(log_blowup))
                 .basis(basis)
                 .lanes(lanes),
-        )?;
-        if log_blowup > 1 {
-            let encode = self.plan(&encode)?;
-            let fused = fused_scratch(&intt, &encode)?;
-            return Ok(AdditiveLdePlan {
-                first: intt,
-                encode: Some(encode),
-                fused,
-            });
-        }
-        let shift = basis.elements::<F>(log_out as usize)[log_n as usize];
-        let coset = self.plan(
-            &Transform::<F>::additive_ntt(log_n)
-                .basis(basis)
-                .shift(shift)
-                .lanes(lanes),
-        )?;
-        let first = intt
-            .fused_with(coset)
-            .expect("an inverse and a forward NTT of one shape fuse");
-        Ok(AdditiveLdePlan {
-            first,
-            encode: None,
-            fused: None,
-        })
+        )
     }
 }
 
-impl<F: Kernels + BinaryField> AdditiveLdePlan<F> {
+impl<F: Kernels> LdePlan<F> {
+    /// The LDE this plan computes.
+    pub fn transform(&self) -> &Lde<F> {
+        &self.spec
+    }
+
     /// Elements of the input: 2^log_n rows × lanes.
     pub fn input_len(&self) -> usize {
         self.first.len()
@@ -321,38 +209,47 @@ impl<F: Kernels + BinaryField> AdditiveLdePlan<F> {
         false
     }
 
-    /// Whether the output's first 2^log_n rows are the input, copied, and
-    /// only the other coset is computed (rate ½).
-    pub fn is_systematic(&self) -> bool {
-        self.encode.is_none()
+    /// The backend whose kernels run the plans.
+    pub fn backend(&self) -> Backend {
+        self.first.backend()
     }
 
-    /// The plans, in order: systematic, the fused inverse NTT + coset NTT
-    /// alone; otherwise the inverse NTT and the encode.
+    /// The thread setting.
+    pub fn threads(&self) -> Threads {
+        self.first.threads()
+    }
+
+    /// The cache budgets the plans were made for.
+    pub fn budgets(&self) -> Budgets {
+        self.first.budgets()
+    }
+
+    /// The plans, in the order they run: the inverse transform, then the
+    /// encode; for the rate-½ additive LDE the one plan of its inverse NTT
+    /// fused with the second coset's NTT.
     pub fn plans(&self) -> Vec<&Plan<F>> {
         core::iter::once(&self.first).chain(&self.encode).collect()
     }
 
-    /// Read+write sweeps of the output buffer the plans predict (a copy of
-    /// the input counts as one sweep of its rows).
-    pub fn sweeps(&self) -> f64 {
-        let part = |plan: &Plan<F>| plan.cost().sweeps as f64 * plan.len() as f64;
-        let rest = match &self.encode {
-            Some(encode) => part(encode),
-            None => self.first.len() as f64,
-        };
-        // Fused, the inverse's last pass writes no coefficients: the
-        // encode's first pass reads them from scratch.
-        let saved = if self.is_fused() {
-            self.first.len() as f64
-        } else {
-            0.0
-        };
-        (part(&self.first) - saved + rest) / self.len() as f64
+    /// Whether the output's first 2^log_n rows are the input copied, with
+    /// only the other coset computed (the additive LDE at rate ½). Every
+    /// additive LDE's output begins with its input (the input domain is the
+    /// output's first coset); this says how the plan gets there.
+    pub fn copies_input(&self) -> bool {
+        self.encode.is_none()
     }
 
-    /// Whether (at rates below ½) the inverse NTT's last pass and the
-    /// encode's first run as one pass, as in [`LdePlan::is_fused`].
+    /// The old name of [`copies_input`](Self::copies_input), which read as
+    /// the coding property (every additive LDE has it) rather than the
+    /// strategy it names.
+    #[deprecated(since = "0.2.0", note = "use `copies_input`")]
+    pub fn is_systematic(&self) -> bool {
+        self.copies_input()
+    }
+
+    /// Whether the inverse's last pass and the encode's first run as one
+    /// pass, so the coefficients never go to memory (see the module doc;
+    /// the plan's display says so too).
     pub fn is_fused(&self) -> bool {
         self.fused.is_some()
     }
@@ -367,13 +264,32 @@ impl<F: Kernels + BinaryField> AdditiveLdePlan<F> {
             .fold(fused, usize::max)
     }
 
-    /// Runs the LDE from `evals` into `out`.
+    /// Read+write sweeps of the output buffer the plans predict. The
+    /// inverse runs on the first 2^−log_blowup of it, out of place (a
+    /// leading bit reversal fused into its first pass); fused with the
+    /// encode, its last pass writes no coefficients (the encode's first
+    /// pass reads them from scratch). A copy of the input counts as one
+    /// sweep of its rows.
+    pub fn sweeps(&self) -> f64 {
+        let ratio = self.first.len() as f64 / self.len() as f64;
+        let first = self.first.cost().sweeps;
+        match &self.encode {
+            None => (first + 1) as f64 * ratio,
+            Some(encode) => {
+                let inverse =
+                    first - usize::from(self.first.fuses_reversal()) - usize::from(self.is_fused());
+                inverse as f64 * ratio + encode.cost().sweeps as f64
+            }
+        }
+    }
+
+    /// Runs the LDE from `evals` ([`input_len`](Self::input_len) elements)
+    /// into `out` ([`len`](Self::len) elements).
     pub fn execute_from(&self, evals: &[F], out: &mut [F]) -> Result<(), Error> {
         len_is("output", self.len(), out)?;
-        let n = self.first.len();
         match &self.encode {
             None => {
-                let (domain, coset) = out.split_at_mut(n);
+                let (domain, coset) = out.split_at_mut(self.first.len());
                 self.first.execute_from(evals, coset)?;
                 self.first.copy_on_threads(evals, domain);
                 Ok(())
@@ -384,28 +300,28 @@ impl<F: Kernels + BinaryField> AdditiveLdePlan<F> {
         }
     }
 
-    /// Runs the LDE in place: `data` holds [`len`](AdditiveLdePlan::len)
-    /// elements, the evaluations in its first
-    /// [`input_len`](AdditiveLdePlan::input_len) (the rest is overwritten,
-    /// whatever it holds) — a caller that owns the evaluations' vector
-    /// `resize`s it and runs this, with no second buffer to allocate and
-    /// first-touch.
+    /// Runs the LDE in place: `data` holds [`len`](Self::len) elements, the
+    /// evaluations in its first [`input_len`](Self::input_len) (the rest is
+    /// overwritten, whatever it holds).
     ///
-    /// Systematic (rate ½), the evaluations stay where they are and the
-    /// fused inverse + coset NTT reads them into the second half. At lower
-    /// rates the inverse NTT runs in place (fused: into the last block of
-    /// 2^log_n rows, read from there by the fused pass) before the encode.
+    /// This is how a caller that owns the trace's vector extends it without
+    /// a second allocation: `resize` it to `len()` (glibc grows a large
+    /// vector by remapping it, without copying or touching its pages), then
+    /// run this; a fresh output costs the first touch of every page, a good
+    /// part of a large LDE's time. Fused, the inverse writes the
+    /// coefficients into the last block of 2^log_n rows, read from there by
+    /// the fused pass; unfused, it runs in place before the encode. The
+    /// additive LDE at rate ½ leaves the evaluations where they are and
+    /// computes the second half from them.
     ///
     /// ```
-    /// use nttfuse::{Basis, Gf2_64, Planner};
-    /// let lde = Planner::new().plan_additive_lde::<Gf2_64>(4, 2, Basis::Cantor, 2)?;
-    /// let evals: Vec<Gf2_64> = (0..32).map(|i| Gf2_64::new(i * 0x9e37_79b9)).collect();
-    /// let mut out = vec![Gf2_64::ZERO; lde.len()];
-    /// lde.execute_from(&evals, &mut out)?;
-    /// let mut data = evals.clone();
-    /// data.resize(lde.len(), Gf2_64::ZERO);
+    /// use nttfuse::prelude::*;
+    /// let spec = Transform::<BabyBear>::coset_lde(4, LogBlowup(2)).shift(BabyBear::new(31)).lanes(2);
+    /// let lde = Planner::new().plan(&spec)?;
+    /// let mut data = vec![BabyBear::new(5); lde.input_len()]; // the constant 5
+    /// data.resize(lde.len(), BabyBear::ZERO);
     /// lde.execute(&mut data)?;
-    /// assert_eq!(data, out);
+    /// assert!(data.iter().all(|&x| x == BabyBear::new(5)));
     /// # Ok::<(), nttfuse::Error>(())
     /// ```
     pub fn execute(&self, data: &mut [F]) -> Result<(), Error> {
@@ -422,20 +338,28 @@ impl<F: Kernels + BinaryField> AdditiveLdePlan<F> {
     }
 }
 
-impl<F: Kernels + BinaryField> fmt::Display for AdditiveLdePlan<F> {
+impl<F: Kernels> fmt::Display for LdePlan<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (name, inverse) = match &self.spec {
+            Lde::Coset(_) => ("coset LDE", "inverse DFT"),
+            Lde::Additive(_) => ("additive LDE", "inverse NTT"),
+        };
         match &self.encode {
             None => write!(
                 f,
-                "additive LDE, systematic: the input copied into the first half; \
+                "{name}, systematic: the input copied into the first half; \
                  in the second half, the inverse NTT fused with the NTT of the coset \
                  b_log_n + span (groups marked \"next transform\")\n{}",
                 self.first
             )?,
             Some(encode) => {
+                let then = match &self.spec {
+                    Lde::Coset(_) => "a coset encode",
+                    Lde::Additive(_) => "an encode",
+                };
                 writeln!(
                     f,
-                    "additive LDE: inverse NTT into the output's first rows, then an encode in place"
+                    "{name}: {inverse} into the output's first rows, then {then} in place"
                 )?;
                 if self.is_fused() {
                     fused_line(f, &self.first, encode)?;
@@ -447,22 +371,13 @@ impl<F: Kernels + BinaryField> fmt::Display for AdditiveLdePlan<F> {
     }
 }
 
-impl<F: Kernels + TwoAdicField> fmt::Debug for LdePlan<F> {
+impl<F: Kernels> fmt::Debug for LdePlan<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("LdePlan")
-            .field("idft", &self.idft)
-            .field("encode", &self.encode)
-            .field("fused", &self.is_fused())
-            .finish()
-    }
-}
-
-impl<F: Kernels + BinaryField> fmt::Debug for AdditiveLdePlan<F> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("AdditiveLdePlan")
+            .field("spec", &self.spec)
             .field("first", &self.first)
             .field("encode", &self.encode)
-            .field("systematic", &self.is_systematic())
+            .field("copies_input", &self.copies_input())
             .field("fused", &self.is_fused())
             .finish()
     }

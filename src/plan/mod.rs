@@ -42,8 +42,10 @@ mod settings;
 mod shape;
 
 pub use crate::backend::ring::products::{MlDsaCache, MlKemCache};
-pub use lde::{AdditiveLdePlan, LdePlan};
-pub use planner::Planner;
+#[allow(deprecated)]
+pub use lde::AdditiveLdePlan;
+pub use lde::LdePlan;
+pub use planner::{Planner, Spec};
 pub use products::{MlDsaProducts, MlKemProducts};
 pub use settings::{Budgets, Threads};
 

@@ -2,11 +2,11 @@
 
 use super::settings::{shared_pool, Budgets, Threads};
 use super::shape::{group_twiddles, Shape};
-use super::{scratch::ScratchPool, Cost, GroupTable, Pass, PassKind, Plan, Step};
+use super::{scratch::ScratchPool, Cost, GroupTable, LdePlan, Pass, PassKind, Plan, Step};
 use crate::backend::{Backend, Kernels};
 use crate::error::Error;
-use crate::field::Field;
-use crate::transform::{ButterflyKind, Schedule, Transform};
+use crate::field::{BinaryField, Field, TwoAdicField};
+use crate::transform::{AdditiveLde, ButterflyKind, CosetLde, Schedule, Transform};
 use std::sync::Arc;
 
 /// Checks that the allocator can provide a plan's own tables before any of
@@ -26,6 +26,45 @@ fn reserve_tables<F>(rows: usize) -> Result<(), Error> {
             what: "the plan's twiddle tables",
             bytes: elems.saturating_mul(core::mem::size_of::<F>()),
         })
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// What [`Planner::plan`] plans: a [`Transform`] (into a [`Plan`]) or a
+/// low-degree extension, [`CosetLde`] or [`AdditiveLde`] (into an
+/// [`LdePlan`]). Sealed: the planner knows every spec.
+pub trait Spec: sealed::Sealed {
+    /// The plan the spec becomes.
+    type Plan;
+    /// Plans `self` with `planner`'s settings ([`Planner::plan`] calls this).
+    #[doc(hidden)]
+    fn plan_with(&self, planner: &Planner) -> Result<Self::Plan, Error>;
+}
+
+impl<F: Kernels> sealed::Sealed for Transform<F> {}
+impl<F: Kernels> Spec for Transform<F> {
+    type Plan = Plan<F>;
+    fn plan_with(&self, planner: &Planner) -> Result<Plan<F>, Error> {
+        planner.plan_transform(self)
+    }
+}
+
+impl<F: Kernels + TwoAdicField> sealed::Sealed for CosetLde<F> {}
+impl<F: Kernels + TwoAdicField> Spec for CosetLde<F> {
+    type Plan = LdePlan<F>;
+    fn plan_with(&self, planner: &Planner) -> Result<LdePlan<F>, Error> {
+        LdePlan::coset(planner, self)
+    }
+}
+
+impl<F: Kernels + BinaryField> sealed::Sealed for AdditiveLde<F> {}
+impl<F: Kernels + BinaryField> Spec for AdditiveLde<F> {
+    type Plan = LdePlan<F>;
+    fn plan_with(&self, planner: &Planner) -> Result<LdePlan<F>, Error> {
+        LdePlan::additive(planner, self)
+    }
 }
 
 /// Builds [`Plan`]s. Settings default to the fastest backend for the field,
@@ -81,8 +120,11 @@ impl Planner {
         self
     }
 
-    /// Plans `spec`: validates it, picks a backend, groups its layers,
-    /// precomputes twiddles in kernel order.
+    /// Plans `spec`: a [`Transform`] becomes a [`Plan`] (validated, a
+    /// backend picked, its layers grouped, twiddles precomputed in kernel
+    /// order); an LDE spec ([`CosetLde`](crate::CosetLde),
+    /// [`AdditiveLde`](crate::AdditiveLde)) becomes an [`LdePlan`] of
+    /// such plans.
     ///
     /// Code generic over the field bounds it by [`Kernels`] (every field of
     /// this crate implements it), plus `TwoAdicField` or `BinaryField` for
@@ -99,7 +141,12 @@ impl Planner {
     /// assert_eq!(data[0], nttfuse::Goldilocks::new(8));
     /// # Ok::<(), nttfuse::Error>(())
     /// ```
-    pub fn plan<F: Kernels>(&self, spec: &Transform<F>) -> Result<Plan<F>, Error> {
+    pub fn plan<S: Spec>(&self, spec: &S) -> Result<S::Plan, Error> {
+        spec.plan_with(self)
+    }
+
+    /// Plans a transform (see [`Planner::plan`]).
+    fn plan_transform<F: Kernels>(&self, spec: &Transform<F>) -> Result<Plan<F>, Error> {
         spec.validate()?;
         reserve_tables::<F>(spec.rows())?;
         let schedule = spec.schedule()?;

@@ -24,6 +24,7 @@
 //! transform by its O(n²) definition.
 
 mod additive;
+mod lde;
 pub mod mldsa;
 pub mod mlkem;
 mod multiplicative;
@@ -34,6 +35,7 @@ use crate::error::Error;
 use crate::field::{BinaryField, Field, MlDsa, MlKem, TwoAdicField};
 
 pub use additive::Basis;
+pub use lde::{AdditiveLde, CosetLde, Lde, LogBlowup};
 pub use ring::{NttOrder, Reduction};
 
 /// Forward or inverse.

@@ -527,14 +527,24 @@ fn fused_lde_at_every_phase_gives_the_same_bits() {
     let shift = BabyBear::new(31);
     let input = Rng(29).vec::<BabyBear>((1 << 10) * 16);
     let scalar = planner_on(Backend::Scalar, budgets, 1)
-        .plan_coset_lde::<BabyBear>(10, 2, shift, 16, Order::BitReversed)
+        .plan(
+            &Transform::<BabyBear>::coset_lde(10, LogBlowup(2))
+                .shift(shift)
+                .lanes(16)
+                .order(Order::BitReversed),
+        )
         .unwrap();
     let mut expected = vec![BabyBear::ZERO; scalar.len()];
     scalar.execute_from(&input, &mut expected).unwrap();
     for backend in simd_backends::<BabyBear>() {
         for threads in [1, 2] {
             let lde = planner_on(backend, budgets, threads)
-                .plan_coset_lde::<BabyBear>(10, 2, shift, 16, Order::BitReversed)
+                .plan(
+                    &Transform::<BabyBear>::coset_lde(10, LogBlowup(2))
+                        .shift(shift)
+                        .lanes(16)
+                        .order(Order::BitReversed),
+                )
                 .unwrap();
             assert!(lde.is_fused(), "{lde}");
             let from = |src: &[BabyBear], dst: &mut [BabyBear]| lde.execute_from(src, dst).unwrap();

@@ -327,7 +327,11 @@ fn additive_lde_equals_intt_then_encode() {
             }
             every_planner::<Gf2_64>(budgets).iter().all(|p| {
                 let lde = p
-                    .plan_additive_lde::<Gf2_64>(log_n, log_blowup, basis, lanes)
+                    .plan(
+                        &Transform::<Gf2_64>::additive_lde(log_n, LogBlowup(log_blowup))
+                            .basis(basis)
+                            .lanes(lanes),
+                    )
                     .unwrap();
                 let mut out = vec![Gf2_64::new(0xdead); lde.len()];
                 lde.execute_from(&evals, &mut out).unwrap();
@@ -355,7 +359,7 @@ fn additive_lde_equals_intt_then_encode() {
                     && out == expected
                     && data == expected
                     && out[..evals.len()] == evals[..]
-                    && lde.is_systematic() == (log_blowup == 1)
+                    && lde.copies_input() == (log_blowup == 1)
                     && lde.to_string().contains(if log_blowup == 1 {
                         "systematic"
                     } else {
@@ -401,7 +405,11 @@ fn fused_additive_lde_equals_its_two_plans() {
                         .backend(backend)
                         .threads(Threads::Count(threads))
                         .budgets(tiny())
-                        .plan_additive_lde::<Gf2_64>(log_n, log_blowup, basis, lanes)
+                        .plan(
+                            &Transform::<Gf2_64>::additive_lde(log_n, LogBlowup(log_blowup))
+                                .basis(basis)
+                                .lanes(lanes),
+                        )
                     else {
                         continue;
                     };
@@ -445,7 +453,11 @@ fn additive_lde_equals_plonky3_lde_batch() {
             log_blowup as usize,
         );
         let lde = planner(tiny(), 2)
-            .plan_additive_lde::<Gf2_64>(log_n, log_blowup, Basis::Cantor, lanes)
+            .plan(
+                &Transform::<Gf2_64>::additive_lde(log_n, LogBlowup(log_blowup))
+                    .basis(Basis::Cantor)
+                    .lanes(lanes),
+            )
             .unwrap();
         let mut out = vec![Gf2_64::ZERO; lde.len()];
         lde.execute_from(&values, &mut out).unwrap();
@@ -462,8 +474,12 @@ fn additive_lde_equals_plonky3_lde_batch() {
 fn additive_lde_errors() {
     let p = planner(roomy(), 1);
     let lde = |log_n, log_blowup, lanes| {
-        p.plan_additive_lde::<Gf2_64>(log_n, log_blowup, Basis::Standard, lanes)
-            .err()
+        p.plan(
+            &Transform::<Gf2_64>::additive_lde(log_n, LogBlowup(log_blowup))
+                .basis(Basis::Standard)
+                .lanes(lanes),
+        )
+        .err()
     };
     assert!(matches!(lde(4, 0, 1), Some(Error::Unsupported { .. })));
     assert!(matches!(lde(60, 4, 1), Some(Error::SizeTooLarge { .. })));
@@ -475,7 +491,11 @@ fn additive_lde_errors() {
     // One row has no layer to extend (as the encode at that rate).
     assert!(matches!(lde(0, 1, 1), Some(Error::RateTooHigh { .. })));
     let plan = p
-        .plan_additive_lde::<Gf2_64>(4, 1, Basis::Standard, 2)
+        .plan(
+            &Transform::<Gf2_64>::additive_lde(4, LogBlowup(1))
+                .basis(Basis::Standard)
+                .lanes(2),
+        )
         .unwrap();
     let evals = vec![Gf2_64::ONE; 32];
     let mut short = vec![Gf2_64::ZERO; 63];
@@ -491,7 +511,11 @@ fn additive_lde_errors() {
     // In place, systematic and not: the buffer is the output's length.
     for log_blowup in [1, 2] {
         let plan = p
-            .plan_additive_lde::<Gf2_64>(4, log_blowup, Basis::Standard, 2)
+            .plan(
+                &Transform::<Gf2_64>::additive_lde(4, LogBlowup(log_blowup))
+                    .basis(Basis::Standard)
+                    .lanes(2),
+            )
             .unwrap();
         for len in [0, plan.input_len(), plan.len() - 1, plan.len() + 1] {
             let mut data = vec![Gf2_64::ONE; len];

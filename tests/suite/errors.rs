@@ -315,7 +315,12 @@ fn coset_lde_of_one_row_or_no_blowup_is_unsupported() {
     let planner = Planner::new();
     for (log_n, blowup) in [(0, 1), (0, 3), (4, 0)] {
         let err = planner
-            .plan_coset_lde(log_n, blowup, BabyBear::new(31), 2, Order::BitReversed)
+            .plan(
+                &Transform::coset_lde(log_n, LogBlowup(blowup))
+                    .shift(BabyBear::new(31))
+                    .lanes(2)
+                    .order(Order::BitReversed),
+            )
             .err()
             .unwrap_or_else(|| panic!("log n {log_n}, blowup {blowup}: accepted"));
         assert!(

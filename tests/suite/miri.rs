@@ -221,7 +221,12 @@ fn lde_plan_matches_the_reference() {
             .backend(Backend::Scalar)
             .threads(Threads::Count(threads))
             .budgets(Budgets::fixed(16, 32, 1 << 12))
-            .plan_coset_lde(LOG_N - 1, 2, BabyBear::new(31), 2, Order::BitReversed)
+            .plan(
+                &Transform::coset_lde(LOG_N - 1, LogBlowup(2))
+                    .shift(BabyBear::new(31))
+                    .lanes(2)
+                    .order(Order::BitReversed),
+            )
             .unwrap();
         assert!(lde.is_fused(), "{lde}");
         let evals = Rng(9).vec::<BabyBear>(lde.input_len());

@@ -153,7 +153,12 @@ fn golden_stark_plans_avx512() {
             .backend(avx)
             .threads(Threads::All)
             .budgets(zen5())
-            .plan_coset_lde::<BabyBear>(log_n, 1, BabyBear::new(31), lanes, Order::BitReversed)
+            .plan(
+                &Transform::<BabyBear>::coset_lde(log_n, LogBlowup(1))
+                    .shift(BabyBear::new(31))
+                    .lanes(lanes)
+                    .order(Order::BitReversed),
+            )
             .unwrap();
         compare_golden(name, format!("{lde}\n"));
     }
@@ -166,7 +171,11 @@ fn golden_stark_plans_avx512() {
             .backend(avx)
             .threads(Threads::All)
             .budgets(zen5())
-            .plan_additive_lde::<Gf2_64>(18, 1, Basis::Cantor, 64)
+            .plan(
+                &Transform::<Gf2_64>::additive_lde(18, LogBlowup(1))
+                    .basis(Basis::Cantor)
+                    .lanes(64),
+            )
             .unwrap();
         compare_golden(name, format!("{lde}\n"));
     }

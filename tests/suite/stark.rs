@@ -250,7 +250,7 @@ macro_rules! lde_equals_idft_then_encode {
                                     .backend(backend)
                                     .threads(Threads::Count(threads))
                                     .budgets(budgets)
-                                    .plan_coset_lde::<$field>(log_n, log_blowup, shift, lanes, order)
+                                    .plan(&Transform::<$field>::coset_lde(log_n, LogBlowup(log_blowup)).shift(shift).lanes(lanes).order(order))
                                 else {
                                     continue;
                                 };
@@ -268,7 +268,7 @@ macro_rules! lde_equals_idft_then_encode {
                                     lde.to_string().contains("run as one"),
                                     "{what}"
                                 );
-                                assert!(lde.scratch_len() >= lde.plans().1.scratch_len());
+                                assert!(lde.scratch_len() >= lde.plans()[1].scratch_len());
                                 fused += usize::from(lde.is_fused());
                             }
                         }

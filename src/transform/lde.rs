@@ -1,0 +1,291 @@
+//! Low-degree extensions as specs: what [`Planner::plan`](crate::Planner::plan)
+//! turns into an [`LdePlan`](crate::LdePlan), described like a [`Transform`]
+//! (a constructor with the sizes, then builder methods with names).
+//!
+//! ```text
+//!   CosetLde     2^log_n evaluations on ⟨ω_n⟩ ─▶ 2^(log_n+b) on shift·⟨ω_(n·2^b)⟩
+//!   AdditiveLde  2^log_n evaluations on span(b_0…b_(log_n−1))
+//!                  ─▶ 2^(log_n+b) on span(b_0…b_(log_n+b−1))
+//! ```
+//!
+//! The blowup is a [`LogBlowup`], not a second `u32`: `coset_lde(10,
+//! LogBlowup(2))` cannot be written with the two sizes swapped.
+
+use super::{Basis, Order, Transform};
+use crate::error::Error;
+use crate::field::{BinaryField, Field, TwoAdicField};
+
+/// log₂ of a Reed–Solomon blowup (the inverse rate): `LogBlowup(1)` doubles
+/// the rows (rate ½), `LogBlowup(2)` quadruples them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LogBlowup(pub u32);
+
+impl LogBlowup {
+    /// The factor the rows grow by, 2^self.0 (`None` past `usize`).
+    pub fn factor(self) -> Option<usize> {
+        1usize.checked_shl(self.0)
+    }
+}
+
+/// A coset low-degree extension (Plonky3's `coset_lde_batch`): the
+/// evaluations of `lanes` polynomials of degree < 2^log_n on ⟨ω_(2^log_n)⟩
+/// in, their evaluations on `shift · ⟨ω_(2^(log_n + blowup))⟩` out.
+///
+/// ```
+/// use nttfuse::prelude::*;
+/// let spec = Transform::<BabyBear>::coset_lde(10, LogBlowup(1)).lanes(8);
+/// assert_eq!((spec.input_len()?, spec.output_len()?), (1024 * 8, 2048 * 8));
+/// assert_eq!(spec.coset_shift(), BabyBear::multiplicative_generator()); // the default
+/// let lde = Planner::new().plan(&spec)?;
+/// assert_eq!(lde.transform(), &Lde::Coset(spec));
+/// # Ok::<(), nttfuse::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CosetLde<F> {
+    log_n: u32,
+    blowup: LogBlowup,
+    shift: F,
+    lanes: usize,
+    order: Order,
+}
+
+/// An additive (binary-field) low-degree extension (p3-binary-dft's
+/// `lde_batch`): the evaluations of `lanes` polynomials on span(b_0 …
+/// b_(log_n−1)) in, their evaluations on span(b_0 … b_(log_n+blowup−1)) out,
+/// in the basis's natural order. The input domain is the first coset of the
+/// output's, so the output's first 2^log_n rows are the input.
+///
+/// ```
+/// use nttfuse::prelude::*;
+/// let spec = Transform::<Gf2_64>::additive_lde(4, LogBlowup(2)).basis(Basis::Cantor).lanes(2);
+/// let lde = Planner::new().plan(&spec)?;
+/// let evals: Vec<Gf2_64> = (0..32).map(|i| Gf2_64::new(i * 0x9e37_79b9)).collect();
+/// let mut out = vec![Gf2_64::ZERO; lde.len()];
+/// lde.execute_from(&evals, &mut out)?;
+/// assert_eq!(out[..32], evals[..]); // the input domain comes first
+/// # Ok::<(), nttfuse::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AdditiveLde<F> {
+    log_n: u32,
+    blowup: LogBlowup,
+    basis: Basis,
+    lanes: usize,
+    _field: core::marker::PhantomData<F>,
+}
+
+/// Either LDE spec: what an [`LdePlan`](crate::LdePlan) computes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Lde<F> {
+    /// A coset LDE over a two-adic field.
+    Coset(CosetLde<F>),
+    /// An additive LDE over a binary field.
+    Additive(AdditiveLde<F>),
+}
+
+impl<F: TwoAdicField> Transform<F> {
+    /// The coset LDE from 2^log_n rows to 2^(log_n + blowup) (see
+    /// [`CosetLde`]; shift: the field's multiplicative generator, as
+    /// Plonky3's `coset_lde_batch` callers pass; order natural; 1 lane).
+    pub fn coset_lde(log_n: u32, blowup: LogBlowup) -> CosetLde<F> {
+        CosetLde {
+            log_n,
+            blowup,
+            shift: F::multiplicative_generator(),
+            lanes: 1,
+            order: Order::Natural,
+        }
+    }
+}
+
+impl<F: BinaryField> Transform<F> {
+    /// The additive LDE from 2^log_n rows to 2^(log_n + blowup) (see
+    /// [`AdditiveLde`]; basis standard, 1 lane).
+    pub fn additive_lde(log_n: u32, blowup: LogBlowup) -> AdditiveLde<F> {
+        AdditiveLde {
+            log_n,
+            blowup,
+            basis: Basis::Standard,
+            lanes: 1,
+            _field: core::marker::PhantomData,
+        }
+    }
+}
+
+impl<F: TwoAdicField> CosetLde<F> {
+    /// The coset the output evaluates on (default: the field's
+    /// multiplicative generator).
+    pub fn shift(mut self, shift: F) -> Self {
+        self.shift = shift;
+        self
+    }
+    /// Interleaved columns (row-major), default 1.
+    pub fn lanes(mut self, lanes: usize) -> Self {
+        self.lanes = lanes;
+        self
+    }
+    /// The output's order (default natural).
+    pub fn order(mut self, order: Order) -> Self {
+        self.order = order;
+        self
+    }
+    /// log₂ of the input rows.
+    pub fn log_n(&self) -> u32 {
+        self.log_n
+    }
+    /// The blowup.
+    pub fn log_blowup(&self) -> LogBlowup {
+        self.blowup
+    }
+    /// The coset shift.
+    pub fn coset_shift(&self) -> F {
+        self.shift
+    }
+    /// Interleaved columns.
+    pub fn lane_count(&self) -> usize {
+        self.lanes
+    }
+    /// The output's order.
+    pub fn evaluation_order(&self) -> Order {
+        self.order
+    }
+    /// Elements of the input (2^log_n rows × lanes).
+    pub fn input_len(&self) -> Result<usize, Error> {
+        self.inverse().input_len()
+    }
+    /// Elements of the output (2^(log_n + blowup) rows × lanes).
+    pub fn output_len(&self) -> Result<usize, Error> {
+        self.encode()?.output_len()
+    }
+    /// The two transforms it is made of: the inverse DFT of the input's
+    /// rows, then the coset encode of its coefficients. Running them one
+    /// after the other computes the LDE (the plan fuses them where it can).
+    pub fn parts(&self) -> Result<[Transform<F>; 2], Error> {
+        Ok([self.inverse(), self.encode()?])
+    }
+
+    fn inverse(&self) -> Transform<F> {
+        Transform::idft(self.log_n).lanes(self.lanes)
+    }
+
+    fn encode(&self) -> Result<Transform<F>, Error> {
+        check_coset_sizes::<F>(self.log_n, self.blowup)?;
+        let log_out = self.log_n + self.blowup.0;
+        Ok(Transform::dft_encode(log_out, self.blowup.0, self.shift)
+            .lanes(self.lanes)
+            .order(self.order))
+    }
+}
+
+impl<F: BinaryField> AdditiveLde<F> {
+    /// The basis of the domains (default standard; [`Basis::Cantor`] is
+    /// p3-binary-dft's).
+    pub fn basis(mut self, basis: Basis) -> Self {
+        self.basis = basis;
+        self
+    }
+    /// Interleaved columns (row-major), default 1.
+    pub fn lanes(mut self, lanes: usize) -> Self {
+        self.lanes = lanes;
+        self
+    }
+    /// log₂ of the input rows.
+    pub fn log_n(&self) -> u32 {
+        self.log_n
+    }
+    /// The blowup.
+    pub fn log_blowup(&self) -> LogBlowup {
+        self.blowup
+    }
+    /// The basis.
+    pub fn domain_basis(&self) -> Basis {
+        self.basis
+    }
+    /// Interleaved columns.
+    pub fn lane_count(&self) -> usize {
+        self.lanes
+    }
+    /// Elements of the input (2^log_n rows × lanes).
+    pub fn input_len(&self) -> Result<usize, Error> {
+        self.inverse().input_len()
+    }
+    /// Elements of the output (2^(log_n + blowup) rows × lanes).
+    pub fn output_len(&self) -> Result<usize, Error> {
+        self.encode()?.output_len()
+    }
+    /// The two transforms it is made of: the inverse additive NTT of the
+    /// input's rows, then the encode of its coefficients at rate
+    /// 2^−blowup. Running them one after the other computes the LDE.
+    pub fn parts(&self) -> Result<[Transform<F>; 2], Error> {
+        Ok([self.inverse(), self.encode()?])
+    }
+
+    pub(crate) fn inverse(&self) -> Transform<F> {
+        Transform::additive_intt(self.log_n)
+            .basis(self.basis)
+            .lanes(self.lanes)
+    }
+
+    pub(crate) fn encode(&self) -> Result<Transform<F>, Error> {
+        if self.blowup.0 == 0 {
+            return Err(Error::Unsupported {
+                what: "a low-degree extension with blowup 2^0 (use additive_ntt)",
+            });
+        }
+        // The encode's own checks give the typed errors (one input row
+        // leaves it no layer to run: rate too high; size beyond the basis);
+        // an overflowing sum is reported as the largest size.
+        let log_out = self.log_n.saturating_add(self.blowup.0);
+        Ok(Transform::additive_encode(log_out, self.blowup.0)
+            .basis(self.basis)
+            .lanes(self.lanes))
+    }
+}
+
+impl<F: Field> Lde<F> {
+    /// log₂ of the input rows.
+    pub fn log_n(&self) -> u32 {
+        match self {
+            Lde::Coset(s) => s.log_n,
+            Lde::Additive(s) => s.log_n,
+        }
+    }
+    /// The blowup.
+    pub fn log_blowup(&self) -> LogBlowup {
+        match self {
+            Lde::Coset(s) => s.blowup,
+            Lde::Additive(s) => s.blowup,
+        }
+    }
+    /// Interleaved columns.
+    pub fn lane_count(&self) -> usize {
+        match self {
+            Lde::Coset(s) => s.lanes,
+            Lde::Additive(s) => s.lanes,
+        }
+    }
+}
+
+/// The errors a coset LDE's sizes give before any plan: blowup 2^0 (that
+/// is a coset DFT), one input row (no layer left to run: every output row
+/// is that row), and a sum past the field's largest transform.
+fn check_coset_sizes<F: TwoAdicField>(log_n: u32, blowup: LogBlowup) -> Result<(), Error> {
+    if blowup.0 == 0 {
+        return Err(Error::Unsupported {
+            what: "a low-degree extension with blowup 2^0 (use coset_dft)",
+        });
+    }
+    if log_n == 0 {
+        return Err(Error::Unsupported {
+            what: "a low-degree extension of one row (log_n = 0): every output row is that row",
+        });
+    }
+    match log_n.checked_add(blowup.0) {
+        Some(_) => Ok(()),
+        None => Err(Error::SizeTooLarge {
+            field: F::NAME,
+            log_n: u32::MAX,
+            max_log_n: F::TWO_ADICITY as u32,
+        }),
+    }
+}
