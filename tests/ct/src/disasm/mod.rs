@@ -35,7 +35,9 @@
 //! each function's control-flow graph, to a fixpoint, joins being unions.
 //! Its state is, per register (GPRs; vector registers in 128-bit slots on
 //! x86-64, so that legacy SSE writes keep the upper bits and VEX writes
-//! clear them; AVX-512 mask registers; AArch64 x and v registers), the
+//! clear them; GPRs in slots of bits 0–7, 8–15, 16–31, 32–63, so that
+//! `sete al` after a secret in `rax` leaves `al` public; AVX-512 mask
+//! registers; AArch64 x and v registers), the
 //! flags (x86-64: the carry flag apart from the others) and each stack slot
 //! stored to (`[rsp+X]`, `[rbp+X]` once `rbp` is known to hold a stack
 //! address, `[sp, #X]`): whether the value may be derived from a secret
@@ -44,8 +46,18 @@
 //!
 //! * A load through a secret pointer is tainted; through a public pointer,
 //!   a PC-relative or literal address, public; from a stack slot, what was
-//!   stored there (stores at unknown places in the frame are joined into
-//!   every later frame load).
+//!   stored there. Stores at unknown places in the frame (through a run-time
+//!   index: stack arrays) are joined into every later frame load, except
+//!   (the one coarse rule that is an assumption, not a proof) into the
+//!   reload of a register spill — a general-purpose load of bytes that one
+//!   general-purpose store at a fixed offset wrote — and of a slot holding
+//!   pointers: safe Rust's bounds checks keep an index inside its array and
+//!   LLVM gives spills their own slots. Without that rule every spilled loop
+//!   counter of the two-column register groups, which keep their registers
+//!   in stack arrays, would read as secret. It would miss a leak only where
+//!   a stack array of integers is written at a constant offset with a
+//!   public value, overwritten with a secret through an index, and read
+//!   back at the constant offset.
 //! * Pointer arithmetic (moves, `lea`, `add`/`sub` of constants, `ADR`,
 //!   `ADD`) keeps what a pointer points to; any arithmetic on a tainted
 //!   source taints its destinations and the flags it writes. A register
@@ -62,8 +74,10 @@
 //!   regions their pointers name (their length register must be public),
 //!   and any other call fails the check if an argument register holds a
 //!   secret or a secret pointer.
-//! * Indirect jumps through public registers (jump tables) may go to any
-//!   instruction of the function.
+//! * Jump tables (`movsxd`/`add`/`jmp` on x86-64) are read from the binary;
+//!   the analysis confirms that the table register holds the table's
+//!   address at the jump. Any other indirect jump through a public register
+//!   may go to any instruction of its function.
 //!
 //! Violations: a conditional branch reading tainted flags or a tainted
 //! register (`jcc`, `jrcxz`; `b.cond`, `cbz`/`cbnz`, `tbz`/`tbnz`);

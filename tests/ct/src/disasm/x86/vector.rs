@@ -138,8 +138,8 @@ pub(super) fn vector_insn(b: &mut Builder, m: &str, ops: &[Operand]) -> Result<(
         inputs.extend(old);
     }
     b.write(dst, inputs, reads_dst, vex);
-    // A vector instruction's memory accesses (stack arrays, not scalar
-    // slots: see `engine::FrameFacts`).
+    // A vector instruction's memory accesses (never the reload of a
+    // general-purpose spill: see `State::load_slot`).
     for mc in b.micro.iter_mut() {
         if let Micro::Load { addr, .. } | Micro::Store { addr, .. } = mc {
             addr.vector = true;
