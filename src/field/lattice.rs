@@ -32,6 +32,33 @@ pub(crate) const fn reduce_u64(x: u64, q: u64) -> u64 {
     t.wrapping_add(q & 0u64.wrapping_sub(t >> 63))
 }
 
+/// `x`, unchanged, through a value the compiler cannot see into: a sign
+/// mask that passes here stays a mask. Without it LLVM turns the masked
+/// conditional additions of `canonical` (`s + ((s >> 15) & q)`) into
+/// `test; cmovns` on x86-64 and `tst; csel` on AArch64 wherever it
+/// compiles them as scalar code (the two-column register groups), which
+/// `nttfuse-ct disasm` (tests/ct) reports as secret-dependent selects.
+#[inline(always)]
+pub(crate) fn opaque(x: i32) -> i32 {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    {
+        // A whole register (64 bits on both), so the operand needs no
+        // sub-register modifier.
+        let mut x = x as i64;
+        // SAFETY: an empty instruction sequence: it reads and writes only
+        // the register holding `x` (declared `inout`), touches no memory,
+        // stack or flags (`nomem, nostack, preserves_flags`).
+        unsafe {
+            core::arch::asm!("/* {0} */", inout(reg) x, options(pure, nomem, nostack, preserves_flags));
+        }
+        x as i32
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        core::hint::black_box(x)
+    }
+}
+
 /// A field whose kernels compute on raw signed words lazily.
 pub trait LatticeField: Field<Twiddle = <Self as LatticeField>::Raw> {
     /// The raw signed word (`i16` for ML-KEM, `i32` for ML-DSA).

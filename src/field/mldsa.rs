@@ -181,9 +181,16 @@ impl LatticeField for MlDsa {
         barrett_reduce(a)
     }
 
+    /// [`reduce_canonical`] with its masks behind
+    /// [`opaque`](super::lattice::opaque), so no compiler turns them into
+    /// a conditional move.
     #[inline(always)]
     fn canonical(a: i32) -> i32 {
-        reduce_canonical(a)
+        use super::lattice::opaque;
+        let r = barrett_reduce(a);
+        let r = r + (opaque(r >> 31) & Q);
+        let s = r - Q;
+        s + (opaque(s >> 31) & Q)
     }
 
     fn from_raw_residue(a: i32) -> Self {

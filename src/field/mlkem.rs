@@ -184,9 +184,16 @@ impl super::lattice::LatticeField for MlKem {
         barrett_reduce(a)
     }
 
+    /// [`reduce_canonical`] with its masks behind
+    /// [`opaque`](super::lattice::opaque), so no compiler turns them into
+    /// a conditional move.
     #[inline(always)]
     fn canonical(a: i16) -> i16 {
-        reduce_canonical(a)
+        use super::lattice::opaque;
+        let r = barrett_reduce(a);
+        let r = r + (opaque(i32::from(r >> 15)) as i16 & Q);
+        let s = r - Q;
+        s + (opaque(i32::from(s >> 15)) as i16 & Q)
     }
 
     fn from_raw_residue(a: i16) -> Self {
