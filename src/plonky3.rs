@@ -52,7 +52,7 @@ pub trait PlonkyField: p3_field::TwoAdicField {
     /// (checked once, on sample values, against the element-wise
     /// conversion): the zero-copy reinterpretation is used only then, so a
     /// Plonky3 release that changes its representation costs a copy, never
-    /// a wrong answer. `tests/plonky3.rs` asserts it holds for the pinned
+    /// a wrong answer. `benches/peers/tests/plonky3.rs` asserts it holds for the pinned
     /// version.
     fn same_words() -> bool;
 }

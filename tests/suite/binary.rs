@@ -139,53 +139,6 @@ fn gf2_192_encode_runs_on_the_gf2_64_path_over_three_times_the_lanes() {
     }
 }
 
-/// Plonky3's p3-binary-dft `LchNtt` over `Poly64` computes the Cantor-basis
-/// transform: ours must equal it bit for bit, plain, batched and shifted.
-#[test]
-fn cantor_transforms_equal_plonky3_lch_ntt() {
-    use p3_binary_dft::{AdditiveNtt, LchNtt};
-    use p3_binary_field::Poly64;
-    use p3_matrix_09::dense::RowMajorMatrix;
-    let lch = LchNtt::<Poly64>::default();
-    for (log_n, lanes, seed) in [(3u32, 1usize, 1u64), (6, 3, 2), (10, 8, 3), (12, 5, 4)] {
-        let mut rng = Rng(seed);
-        let shift = Gf2_64::new(rng.next());
-        let values: Vec<u64> = (0..lanes << log_n).map(|_| rng.next()).collect();
-        let theirs_matrix =
-            || RowMajorMatrix::new(values.iter().map(|&v| Poly64::new(v)).collect(), lanes);
-        let bits =
-            |m: RowMajorMatrix<Poly64>| m.values.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
-        let ours = |spec: Transform<Gf2_64>| {
-            let input: Vec<Gf2_64> = values.iter().map(|&v| Gf2_64::new(v)).collect();
-            let out = run(&planner(tiny(), 2), &spec.lanes(lanes), &input);
-            out.iter().map(|x| x.bits()).collect::<Vec<u64>>()
-        };
-        let cantor = |t: Transform<Gf2_64>| t.basis(Basis::Cantor);
-        assert_eq!(
-            ours(cantor(Transform::additive_ntt(log_n))),
-            bits(lch.ntt_batch(theirs_matrix()))
-        );
-        assert_eq!(
-            ours(cantor(Transform::additive_intt(log_n))),
-            bits(lch.intt_batch(theirs_matrix()))
-        );
-        assert_eq!(
-            ours(cantor(Transform::additive_ntt(log_n)).shift(shift)),
-            bits(lch.shifted_ntt_batch(theirs_matrix(), Poly64::new(shift.bits())))
-        );
-        // Encode at rate 1/4 from coefficients = their padded NTT.
-        let message = RowMajorMatrix::new(values.iter().map(|&v| Poly64::new(v)).collect(), lanes);
-        let theirs = bits(lch.ntt_batch_borrowed(message.as_view(), 2));
-        let input: Vec<Gf2_64> = values.iter().map(|&v| Gf2_64::new(v)).collect();
-        let spec = cantor(Transform::additive_encode(log_n + 2, 2)).lanes(lanes);
-        let ours_encode: Vec<u64> = run(&planner(tiny(), 1), &spec, &input)
-            .iter()
-            .map(|x| x.bits())
-            .collect();
-        assert_eq!(ours_encode, theirs, "encode 2^{log_n} × {lanes}");
-    }
-}
-
 /// A pruned additive NTT (only the first 2^(log n − k) outputs kept) equals
 /// the prefix of the full transform and the definition, shifted or not, in
 /// either basis, lane-major or not, on every backend and plan shape; an
@@ -433,41 +386,6 @@ fn fused_additive_lde_equals_its_two_plans() {
         fused >= 8,
         "only {fused} fused additive LDE plans were checked"
     );
-}
-
-/// Plonky3's p3-binary-dft `lde_batch` (Cantor basis) equals ours.
-#[test]
-fn additive_lde_equals_plonky3_lde_batch() {
-    use p3_binary_dft::{AdditiveNtt, LchNtt};
-    use p3_binary_field::Poly64;
-    use p3_matrix_09::dense::RowMajorMatrix;
-    let lch = LchNtt::<Poly64>::default();
-    for (log_n, log_blowup, lanes, seed) in [(3u32, 1u32, 1usize, 5u64), (7, 1, 4, 6), (9, 2, 3, 7)]
-    {
-        let values = Rng(seed).vec::<Gf2_64>(lanes << log_n);
-        let theirs = lch.lde_batch(
-            RowMajorMatrix::new(
-                values.iter().map(|v| Poly64::new(v.bits())).collect(),
-                lanes,
-            ),
-            log_blowup as usize,
-        );
-        let lde = planner(tiny(), 2)
-            .plan(
-                &Transform::<Gf2_64>::additive_lde(log_n, LogBlowup(log_blowup))
-                    .basis(Basis::Cantor)
-                    .lanes(lanes),
-            )
-            .unwrap();
-        let mut out = vec![Gf2_64::ZERO; lde.len()];
-        lde.execute_from(&values, &mut out).unwrap();
-        let ours: Vec<u64> = out.iter().map(|x| x.bits()).collect();
-        let theirs: Vec<u64> = theirs.values.iter().map(|x| x.to_bits()).collect();
-        assert_eq!(
-            ours, theirs,
-            "LDE 2^{log_n} × {lanes}, blowup 2^{log_blowup}"
-        );
-    }
 }
 
 #[test]

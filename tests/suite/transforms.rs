@@ -340,43 +340,6 @@ fn mlkem_ntt_matches_cctv_known_answer() {
     assert_eq!(reference::negacyclic(&s0, 7, MlKem::new(17)), expected);
 }
 
-#[test]
-fn babybear_dft_matches_plonky3_bit_for_bit() {
-    use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
-    use p3_field::{PrimeCharacteristicRing, PrimeField32};
-    use p3_matrix::dense::RowMajorMatrix;
-    use p3_matrix::Matrix;
-    let planner = planner(tiny(), 2);
-    for (log_n, lanes) in [(0u32, 1usize), (1, 3), (5, 1), (8, 7), (11, 4)] {
-        let mut rng = Rng(log_n as u64 * 31 + lanes as u64);
-        let values: Vec<u32> = (0..lanes << log_n)
-            .map(|_| (rng.next() % BabyBear::MODULUS) as u32)
-            .collect();
-        let ours = run(
-            &planner,
-            &Transform::<BabyBear>::dft(log_n).lanes(lanes),
-            &values.iter().map(|&v| BabyBear::new(v)).collect::<Vec<_>>(),
-        );
-        let matrix = RowMajorMatrix::new(
-            values
-                .iter()
-                .map(|&v| p3_baby_bear::BabyBear::from_u32(v))
-                .collect::<Vec<_>>(),
-            lanes,
-        );
-        let theirs = Radix2DitParallel::default()
-            .dft_batch(matrix)
-            .to_row_major_matrix();
-        let theirs: Vec<u64> = theirs
-            .values
-            .iter()
-            .map(|v| v.as_canonical_u32() as u64)
-            .collect();
-        let ours: Vec<u64> = ours.iter().map(|v| v.to_canonical_u64()).collect();
-        assert_eq!(ours, theirs, "2^{log_n} × {lanes}");
-    }
-}
-
 fn lane_major_agrees<F: Kernels>(spec: Transform<F>, seed: u64, tiny_budgets: bool) -> bool {
     let budgets = if tiny_budgets { tiny() } else { roomy() };
     let lane_major = spec.clone().lane_major_input();

@@ -1,7 +1,7 @@
 //! STARK-field DFTs against Plonky3 0.8.0 in the same run, with "sweeps"
 //! (time ÷ one plain read+write pass over the output buffer, same run).
 //!
-//! `cargo bench --bench stark` prints one table of medians. Plonky3 is
+//! `cargo bench --manifest-path benches/peers/Cargo.toml --bench stark` prints one table of medians. Plonky3 is
 //! measured with `Radix2DitParallel`, `Radix2DFTSmallBatch` and
 //! `RecursiveDft` (31-bit fields); the best of them is the reference. Its
 //! APIs consume their input matrix, so each run's copy of the input is made
@@ -28,7 +28,7 @@
 //! vector, grown), so their times include first-touch page faults on the
 //! new rows (a fresh 128 MiB costs about 55 ms on a 2-vCPU Zen 4 VM, about
 //! 1.7 µs per 4 KiB page), while our LDE rows write into a reused buffer.
-//! With `--features plonky3` the LDE rows add the like-for-like figure:
+//! The LDE rows add the like-for-like figure:
 //! `plonky3::NttfuseDft::coset_lde_batch`, which grows the matrix's vector
 //! per call as Plonky3 does and runs the LDE in place in it.
 //!
@@ -43,6 +43,7 @@
 //! detected backend against the portable kernels, same plan shapes, 1
 //! thread).
 
+#[path = "../../common/mod.rs"]
 mod common;
 
 use common::{interleaved_medians, median, register_ceiling_ns, timed_fresh, timed_on_copy};
@@ -321,13 +322,10 @@ macro_rules! lde_rows {
         let [idft, encode] = lde.plans()[..] else {
             unreachable!("a coset LDE runs two plans")
         };
-        #[cfg(feature = "plonky3")]
         let drop_in = nttfuse::plonky3::NttfuseDft::with_planner(planner.clone());
         // The drop-in runs on `threads` threads, as its plans do.
-        #[cfg(feature = "plonky3")]
         let ours_pool = pool(threads);
         let shift = <$theirs>::from_u64(shift_u64);
-        #[allow(unused_mut, reason = "the drop-in joins with feature plonky3")]
         let mut ours: Vec<Contestant<'_>> = vec![
             (
                 "out of place",
@@ -344,7 +342,6 @@ macro_rules! lde_rows {
                 })),
             ),
         ];
-        #[cfg(feature = "plonky3")]
         ours.push((
             "drop-in",
             Box::new(timed_fresh(

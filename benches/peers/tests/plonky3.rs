@@ -1,7 +1,8 @@
 //! The Plonky3 drop-in: `NttfuseDft` equals Plonky3 0.8.0's
 //! `Radix2DitParallel` bit for bit on every `TwoAdicSubgroupDft` method,
 //! for BabyBear, KoalaBear and Goldilocks, including extension-field columns
-//! through the algebra variants. Run with `cargo test --features plonky3`.
+//! through the algebra variants. Run with `cargo test --manifest-path benches/peers/Cargo.toml`
+//! (this crate turns the feature on).
 
 use nttfuse::plonky3::NttfuseDft;
 use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};

@@ -1,7 +1,7 @@
 //! Binary-field transforms: the GF(2^64) kernel, Reed–Solomon encodes at the
 //! memory limit, and Plonky3's p3-binary-dft `LchNtt`, all in the same run.
 //!
-//! `cargo bench --bench binary` prints one table (medians; ratios are taken
+//! `cargo bench --manifest-path benches/peers/Cargo.toml --bench binary` prints one table (medians; ratios are taken
 //! against figures measured in this same run):
 //! - kernel: ns per lane-butterfly of a 2^9 × 56 NTT (L2-resident, 1 thread),
 //!   and the ceiling of its instructions: the same radix-8 butterflies on
@@ -22,6 +22,7 @@
 //!
 //! `NTTFUSE_BENCH_QUICK=1` shrinks every shape by 2^4 (a smoke run).
 
+#[path = "../../common/mod.rs"]
 mod common;
 
 use common::{interleaved_medians, median, register_ceiling_ns, timed_fresh, timed_on_copy};
