@@ -1,10 +1,10 @@
 //! Planner parameters: any family × log n × lanes × rate × budgets × radix
-//! limit × threads × backend either gives the typed error of the
-//! description's validation (or a backend/thread error) or a plan whose
-//! execution equals the naive definition.
+//! limit × threads × backend (misused options too) either gives the typed
+//! error of the description's validation (or the backend's or the thread
+//! count's) or a plan whose execution equals the naive definition.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nttfuse_fuzz::{check, Case};
+use nttfuse_fuzz::{fuzz, Target};
 
-fuzz_target!(|case: Case| check(&case, false));
+fuzz_target!(|data: &[u8]| fuzz(Target::Plan, data));

@@ -11,6 +11,7 @@ mod backends;
 mod binary;
 mod concurrency;
 mod errors;
+mod fuzz_corpus;
 mod lattice;
 mod miri;
 mod plans;
