@@ -42,7 +42,7 @@ fn main() -> Result<(), Error> {
         .map(|i| Gf2_64::new((i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x1234))
         .collect();
 
-    let spec = Transform::<Gf2_64>::additive_encode(log_message + 1, 1)
+    let spec = Transform::<Gf2_64>::additive_encode(log_message + 1, LogBlowup(1))
         .basis(Basis::Cantor)
         .lanes(columns);
     let plan = Planner::new().plan(&spec.clone().lane_major_input())?;
@@ -106,7 +106,8 @@ fn main() -> Result<(), Error> {
 
     // Spot check: codeword rows against the definition, column 0.
     let column: Vec<Gf2_64> = trace[..rows].to_vec();
-    let one_column = Transform::<Gf2_64>::additive_encode(log_message + 1, 1).basis(Basis::Cantor);
+    let one_column =
+        Transform::<Gf2_64>::additive_encode(log_message + 1, LogBlowup(1)).basis(Basis::Cantor);
     if log_message <= 12 {
         let expected = reference::evaluate(&one_column, &column)?;
         for (r, e) in expected.iter().enumerate() {

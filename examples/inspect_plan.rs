@@ -126,7 +126,7 @@ fn additive(a: &Args) -> Result<String, Error> {
     let spec = match a.kind.as_str() {
         "additive-ntt" => Transform::<Gf2_64>::additive_ntt(a.log_n),
         "additive-intt" => Transform::<Gf2_64>::additive_intt(a.log_n),
-        "encode" => Transform::<Gf2_64>::additive_encode(a.log_n, a.rate),
+        "encode" => Transform::<Gf2_64>::additive_encode(a.log_n, LogBlowup(a.rate)),
         "additive-lde" => {
             return a
                 .planner

@@ -139,7 +139,8 @@ fn main() -> Result<(), Error> {
         lde.execute_from(evals, &mut extended)
     })?;
 
-    let encode = Planner::new().plan(&Transform::<Gf2_64>::additive_encode(20, 1).lanes(8))?;
+    let encode =
+        Planner::new().plan(&Transform::<Gf2_64>::additive_encode(20, LogBlowup(1)).lanes(8))?;
     let message: Vec<Gf2_64> = (0..encode.input_len() as u64)
         .map(|i| Gf2_64::new(i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
         .collect();

@@ -50,7 +50,7 @@
 //! ```
 //! use nttfuse::prelude::*;
 //! // Reed–Solomon encode at rate ½: 2^9 message rows → 2^10 codeword rows.
-//! let encode = Planner::new().plan(&Transform::<Gf2_64>::additive_encode(10, 1).lanes(4))?;
+//! let encode = Planner::new().plan(&Transform::<Gf2_64>::additive_encode(10, LogBlowup(1)).lanes(4))?;
 //! let message = vec![Gf2_64::new(5); encode.input_len()];
 //! let mut codeword = vec![Gf2_64::ZERO; encode.len()];
 //! encode.execute_from(&message, &mut codeword)?;

@@ -127,14 +127,16 @@ fn hostile_plan_parameters_are_refused_without_panic_or_huge_allocation() {
             for log_n in LOG_NS {
                 for rate in [0u32, 1, log_n, log_n.saturating_add(1), u32::MAX] {
                     let what = format!("log n {log_n} lanes {lanes} rate {rate} {planner:?}");
-                    let encode = Transform::<Gf2_64>::additive_encode(log_n, rate).lanes(lanes);
+                    let encode =
+                        Transform::<Gf2_64>::additive_encode(log_n, LogBlowup(rate)).lanes(lanes);
                     let intt = Transform::<Gf2_64>::additive_intt(log_n)
                         .from_layer(rate)
                         .lanes(lanes)
                         .basis(Basis::Cantor);
-                    let dft = Transform::<BabyBear>::dft_encode(log_n, rate, BabyBear::new(7))
-                        .lanes(lanes)
-                        .batch(rate.max(1) as usize);
+                    let dft =
+                        Transform::<BabyBear>::dft_encode(log_n, LogBlowup(rate), BabyBear::new(7))
+                            .lanes(lanes)
+                            .batch(rate.max(1) as usize);
                     let gl =
                         Transform::<Goldilocks>::coset_idft(log_n, Goldilocks::new(3)).lanes(lanes);
                     let g4 = Transform::<BabyBear4>::dft(log_n).lanes(lanes);
@@ -148,7 +150,7 @@ fn hostile_plan_parameters_are_refused_without_panic_or_huge_allocation() {
                         check_refused(&what, &planner, &g192);
                         let lde_spec = Transform::<KoalaBear>::dft_encode(
                             log_n.saturating_add(rate),
-                            rate,
+                            LogBlowup(rate),
                             KoalaBear::new(3),
                         )
                         .lanes(lanes);
@@ -246,7 +248,8 @@ fn small_hostile_parameters_plan_correctly_or_fail_typed() {
             for rate in [0u32, 1, log_n, log_n + 1] {
                 for lanes in [1usize, 2] {
                     let what = format!("log n {log_n} rate {rate} lanes {lanes} {planner:?}");
-                    let spec = Transform::<Gf2_64>::additive_encode(log_n, rate).lanes(lanes);
+                    let spec =
+                        Transform::<Gf2_64>::additive_encode(log_n, LogBlowup(rate)).lanes(lanes);
                     let planned = hostile(&what, || planner.plan(&spec));
                     match planned {
                         Ok(plan) => {
@@ -282,7 +285,7 @@ fn hostile_slices_get_length_errors() {
         .plan(&Transform::<BabyBear>::dft(9).lanes(3))
         .unwrap();
     let encode = planner(tiny(), 2)
-        .plan(&Transform::<Gf2_64>::additive_encode(9, 2).lanes(2))
+        .plan(&Transform::<Gf2_64>::additive_encode(9, LogBlowup(2)).lanes(2))
         .unwrap();
     let mlkem = Planner::new()
         .plan(&Transform::<MlKem>::negacyclic_forward().batch(2))
@@ -388,7 +391,7 @@ fn zero_coset_shift_is_refused() {
     for spec in [
         Transform::<BabyBear>::coset_dft(4, BabyBear::ZERO),
         Transform::<BabyBear>::coset_idft(4, BabyBear::ZERO),
-        Transform::<BabyBear>::dft_encode(5, 1, BabyBear::ZERO),
+        Transform::<BabyBear>::dft_encode(5, LogBlowup(1), BabyBear::ZERO),
     ] {
         hostile("zero shift", || {
             expect_err("zero shift", planner(roomy(), 1).plan(&spec), unsupported)
@@ -480,7 +483,7 @@ fn unaligned_slices_give_the_same_bits_on_every_backend() {
     check(Transform::<KoalaBear>::coset_idft(9, KoalaBear::new(3)).lanes(17));
     check(Transform::<Goldilocks>::dft(9).lanes(2));
     check(Transform::<Gf2_64>::additive_ntt(10).lanes(9));
-    check(Transform::<Gf2_64>::additive_encode(10, 1).lanes(8));
+    check(Transform::<Gf2_64>::additive_encode(10, LogBlowup(1)).lanes(8));
     check(Transform::<Gf2_64>::additive_intt(8).lanes(1));
 }
 

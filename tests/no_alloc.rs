@@ -87,7 +87,10 @@ fn serial_execution_never_allocates_after_warm_up() {
         0
     );
     assert_eq!(
-        allocations_in_steady_state(Transform::<Gf2_64>::additive_encode(12, 2).lanes(2), 1),
+        allocations_in_steady_state(
+            Transform::<Gf2_64>::additive_encode(12, LogBlowup(2)).lanes(2),
+            1
+        ),
         0
     );
     assert_eq!(
@@ -112,7 +115,7 @@ fn caller_scratch_execution_never_allocates() {
 fn parallel_execution_never_allocates_after_warm_up() {
     let plan_shape = Transform::<BabyBear>::dft(14).lanes(4);
     assert!(allocations_in_steady_state(plan_shape, 2) <= allowed(2));
-    let encode = Transform::<Gf2_64>::additive_encode(13, 1).lanes(4);
+    let encode = Transform::<Gf2_64>::additive_encode(13, LogBlowup(1)).lanes(4);
     assert!(allocations_in_steady_state(encode.clone(), 2) <= allowed(2));
     // A lane-major message, and a pruned transform with its fold sweep.
     assert!(allocations_in_steady_state(encode.lane_major_input(), 2) <= allowed(2));

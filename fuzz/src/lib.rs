@@ -420,7 +420,7 @@ fn additive<F: BinaryField + Kernels>(case: &Case, planner: &Planner, dims: Dims
         0 if dims.valid_sizes && prune > 0 => Transform::<F>::additive_ntt(dims.log_n),
         0 => Transform::<F>::additive_ntt(dims.log_n).from_layer(dims.rate),
         1 => Transform::<F>::additive_intt(dims.log_n).from_layer(dims.rate),
-        _ => Transform::<F>::additive_encode(dims.log_n, dims.rate),
+        _ => Transform::<F>::additive_encode(dims.log_n, LogBlowup(dims.rate)),
     };
     let mut spec = spec.basis(basis(case.cantor));
     if let Some(shift) = case.shift {
@@ -440,7 +440,7 @@ fn cyclic<F: TwoAdicField + Kernels>(case: &Case, planner: &Planner, dims: Dims)
         1 => Transform::<F>::idft(dims.log_n),
         2 => Transform::<F>::coset_dft(dims.log_n, shift),
         3 => Transform::<F>::coset_idft(dims.log_n, shift),
-        _ => Transform::<F>::dft_encode(dims.log_n, dims.rate, shift),
+        _ => Transform::<F>::dft_encode(dims.log_n, LogBlowup(dims.rate), shift),
     };
     let spec = misuse(case, dims, spec.order(order(case)));
     run(case, planner, spec.lanes(dims.lanes).batch(dims.batch));

@@ -71,11 +71,11 @@ impl<F: Kernels + BinaryField> Spec for AdditiveLde<F> {
 /// all threads and budgets detected from this machine.
 ///
 /// ```
-/// use nttfuse::{Budgets, Gf2_64, Planner, Threads, Transform};
+/// use nttfuse::{Budgets, Gf2_64, LogBlowup, Planner, Threads, Transform};
 /// let plan = Planner::new()
 ///     .threads(Threads::Count(1))
 ///     .budgets(Budgets::fixed(32 << 10, 64 << 10, 1 << 20))
-///     .plan(&Transform::<Gf2_64>::additive_encode(12, 1).lanes(8))?;
+///     .plan(&Transform::<Gf2_64>::additive_encode(12, LogBlowup(1)).lanes(8))?;
 /// assert_eq!(plan.passes().len(), 2); // 256 KiB > 64 KiB of L2: gathered + deep
 /// # Ok::<(), nttfuse::Error>(())
 /// ```

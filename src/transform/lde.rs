@@ -171,7 +171,7 @@ impl<F: TwoAdicField> CosetLde<F> {
     fn encode(&self) -> Result<Transform<F>, Error> {
         check_coset_sizes::<F>(self.log_n, self.blowup)?;
         let log_out = self.log_n + self.blowup.0;
-        Ok(Transform::dft_encode(log_out, self.blowup.0, self.shift)
+        Ok(Transform::dft_encode(log_out, self.blowup, self.shift)
             .lanes(self.lanes)
             .order(self.order))
     }
@@ -236,7 +236,7 @@ impl<F: BinaryField> AdditiveLde<F> {
         // leaves it no layer to run: rate too high; size beyond the basis);
         // an overflowing sum is reported as the largest size.
         let log_out = self.log_n.saturating_add(self.blowup.0);
-        Ok(Transform::additive_encode(log_out, self.blowup.0)
+        Ok(Transform::additive_encode(log_out, self.blowup)
             .basis(self.basis)
             .lanes(self.lanes))
     }

@@ -212,9 +212,9 @@ impl<F: Field> Transform<F> {
     /// (in-place execution of more than one lane is an [`Error::Unsupported`]).
     ///
     /// ```
-    /// use nttfuse::{Field, Gf2_64, Planner, Transform};
+    /// use nttfuse::{Field, Gf2_64, LogBlowup, Planner, Transform};
     /// // Two columns of 4 coefficients, encoded at rate 1/2.
-    /// let spec = Transform::<Gf2_64>::additive_encode(3, 1).lanes(2);
+    /// let spec = Transform::<Gf2_64>::additive_encode(3, LogBlowup(1)).lanes(2);
     /// let plan = Planner::new().plan(&spec.clone().lane_major_input())?;
     /// let columns: Vec<Gf2_64> = (1..=8).map(Gf2_64::from_u64).collect();
     /// let mut codeword = vec![Gf2_64::ZERO; plan.len()];
@@ -663,12 +663,14 @@ impl<F: TwoAdicField> Transform<F> {
 
     /// Reed–Solomon encode over a coset: the input is the 2^(log_n −
     /// log_blowup) coefficients of each column (the rest zero), the output
-    /// their evaluations on `shift · ⟨ω_(2^log_n)⟩`. The first log_blowup
-    /// layers of the zero-padded transform only copy, so they are not run:
-    /// the first pass reads the message for every replica block.
-    pub fn dft_encode(log_n: u32, log_blowup: u32, shift: F) -> Self {
+    /// their evaluations on `shift · ⟨ω_(2^log_n)⟩` (`log_n` is the
+    /// codeword's size). The first log_blowup layers of the zero-padded
+    /// transform only copy, so they are not run: the first pass reads the
+    /// message for every replica block. The blowup is a [`LogBlowup`], so
+    /// the two sizes cannot be swapped.
+    pub fn dft_encode(log_n: u32, log_blowup: LogBlowup, shift: F) -> Self {
         let mut t = Self::dft(log_n).shift(shift);
-        t.first_layer = log_blowup;
+        t.first_layer = log_blowup.0;
         t.encode = true;
         t
     }
@@ -765,11 +767,13 @@ impl<F: BinaryField> Transform<F> {
 
     /// Reed–Solomon encode at rate 2^−log_inv_rate: the input is a message of
     /// 2^(log_n − log_inv_rate) rows (the first coefficients; the rest are
-    /// zero), the output the 2^log_n-row codeword. Runs layers
-    /// log_inv_rate … log_n − 1 on replicas of the message.
-    pub fn additive_encode(log_n: u32, log_inv_rate: u32) -> Self {
+    /// zero), the output the 2^log_n-row codeword (`log_n` is the
+    /// codeword's size). Runs layers log_inv_rate … log_n − 1 on replicas of
+    /// the message. The inverse rate is a [`LogBlowup`], so the two sizes
+    /// cannot be swapped.
+    pub fn additive_encode(log_n: u32, log_inv_rate: LogBlowup) -> Self {
         let mut t = Self::additive_ntt(log_n);
-        t.first_layer = log_inv_rate;
+        t.first_layer = log_inv_rate.0;
         t.encode = true;
         t
     }

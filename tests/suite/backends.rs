@@ -102,10 +102,11 @@ fn multi_group_gathered_passes_agree_bit_for_bit() {
     let mut checked = 0;
     for lanes in [8, 56] {
         checked += check(Transform::<Gf2_64>::additive_ntt(12).lanes(lanes));
-        checked += check(Transform::<Gf2_64>::additive_encode(12, 1).lanes(lanes));
+        checked += check(Transform::<Gf2_64>::additive_encode(12, LogBlowup(1)).lanes(lanes));
     }
     checked += check(Transform::<BabyBear>::dft(12).lanes(16));
-    checked += check(Transform::<BabyBear>::dft_encode(12, 2, BabyBear::new(7)).lanes(32));
+    checked +=
+        check(Transform::<BabyBear>::dft_encode(12, LogBlowup(2), BabyBear::new(7)).lanes(32));
     checked += check(Transform::<Goldilocks>::idft(12).lanes(8));
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     assert!(checked > 0, "no SIMD backend ran");
@@ -120,7 +121,10 @@ fn gf2_64_backends_agree_bit_for_bit() {
                     &s,
                     Transform::<Gf2_64>::additive_intt(s.log_n).from_layer(s.rate),
                 )
-                && agree(&s, Transform::<Gf2_64>::additive_encode(s.log_n, s.rate))
+                && agree(
+                    &s,
+                    Transform::<Gf2_64>::additive_encode(s.log_n, LogBlowup(s.rate)),
+                )
                 && agree(
                     &s,
                     Transform::<Gf2_64>::additive_ntt(s.log_n).shift(Gf2_64::new(s.seed | 1)),
@@ -140,8 +144,12 @@ fn monty31_backends_agree_bit_for_bit() {
                 && agree(&s, Transform::<KoalaBear>::idft(s.log_n).order(order))
                 && agree(
                     &s,
-                    Transform::<KoalaBear>::dft_encode(s.log_n, s.rate, KoalaBear::new(3))
-                        .order(order),
+                    Transform::<KoalaBear>::dft_encode(
+                        s.log_n,
+                        LogBlowup(s.rate),
+                        KoalaBear::new(3),
+                    )
+                    .order(order),
                 )
         }) as fn(Shape) -> bool,
     );
@@ -162,7 +170,7 @@ fn goldilocks_backends_agree_bit_for_bit() {
                 )
                 && agree(
                     &s,
-                    Transform::<Goldilocks>::dft_encode(s.log_n, s.rate, shift),
+                    Transform::<Goldilocks>::dft_encode(s.log_n, LogBlowup(s.rate), shift),
                 )
         }) as fn(Shape) -> bool,
     );
@@ -172,7 +180,7 @@ fn goldilocks_backends_agree_bit_for_bit() {
 fn gf2_64_simd_matches_the_definition() {
     for backend in simd_backends::<Gf2_64>() {
         for (log_n, lanes, rate) in [(6u32, 8usize, 1u32), (7, 3, 2), (5, 56, 0)] {
-            let spec = Transform::<Gf2_64>::additive_encode(log_n, rate).lanes(lanes);
+            let spec = Transform::<Gf2_64>::additive_encode(log_n, LogBlowup(rate)).lanes(lanes);
             let input = Rng(log_n as u64).vec::<Gf2_64>(spec.input_len().unwrap());
             let expected = reference::evaluate(&spec, &input).unwrap();
             assert_eq!(
@@ -242,7 +250,8 @@ fn transposed_tails_match_scalar() {
                 true,
             );
             check(
-                Transform::<BabyBear>::dft_encode(log_n, 1.min(log_n - 1), shift).lanes(lanes),
+                Transform::<BabyBear>::dft_encode(log_n, LogBlowup(1.min(log_n - 1)), shift)
+                    .lanes(lanes),
                 false,
             );
             check(Transform::<Goldilocks>::dft(log_n).lanes(lanes), true);
@@ -253,7 +262,8 @@ fn transposed_tails_match_scalar() {
             check(Transform::<Gf2_64>::additive_ntt(log_n).lanes(lanes), true);
             check(Transform::<Gf2_64>::additive_intt(log_n).lanes(lanes), true);
             check(
-                Transform::<Gf2_64>::additive_encode(log_n, 1.min(log_n - 1)).lanes(lanes),
+                Transform::<Gf2_64>::additive_encode(log_n, LogBlowup(1.min(log_n - 1)))
+                    .lanes(lanes),
                 false,
             );
         }
@@ -504,11 +514,11 @@ fn every_phase_within_a_cache_line_gives_the_same_bits() {
     // out of place and for an encode's replicas in place.
     check(Transform::<BabyBear>::dft(11).lanes(16), small_llc);
     check(
-        Transform::<BabyBear>::dft_encode(11, 2, BabyBear::new(7)).lanes(32),
+        Transform::<BabyBear>::dft_encode(11, LogBlowup(2), BabyBear::new(7)).lanes(32),
         small_llc,
     );
     check(
-        Transform::<Gf2_64>::additive_encode(11, 1).lanes(8),
+        Transform::<Gf2_64>::additive_encode(11, LogBlowup(1)).lanes(8),
         small_llc,
     );
     check(

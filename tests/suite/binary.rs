@@ -58,7 +58,7 @@ fn cantor_transforms_equal_the_definition_and_invert() {
             let lanes = 1 + lanes as usize % 9;
             let rate = rate as u32 % log_n;
             let shift = Gf2_64::new(seed.rotate_left(7));
-            let forward = Transform::<Gf2_64>::additive_encode(log_n, rate)
+            let forward = Transform::<Gf2_64>::additive_encode(log_n, LogBlowup(rate))
                 .basis(Basis::Cantor)
                 .shift(shift)
                 .lanes(lanes);
@@ -112,7 +112,7 @@ fn gf2_192_encode_runs_on_the_gf2_64_path_over_three_times_the_lanes() {
         (5, 0, 1, Basis::Standard),
     ] {
         let mut rng = Rng(log_n as u64);
-        let ext = Transform::<Gf2_192>::additive_encode(log_n, rate)
+        let ext = Transform::<Gf2_192>::additive_encode(log_n, LogBlowup(rate))
             .basis(basis)
             .lanes(lanes);
         let message: Vec<Gf2_192> = (0..ext.input_len().unwrap())
@@ -121,7 +121,7 @@ fn gf2_192_encode_runs_on_the_gf2_64_path_over_three_times_the_lanes() {
         // The definition, evaluated with GF(2^192) arithmetic.
         let expected = reference::evaluate(&ext, &message).unwrap();
         // The GF(2^64) plan over 3 × lanes, on the same memory.
-        let base = Transform::<Gf2_64>::additive_encode(log_n, rate)
+        let base = Transform::<Gf2_64>::additive_encode(log_n, LogBlowup(rate))
             .basis(basis)
             .lanes(3 * lanes);
         for backend in [Backend::Scalar, Backend::Avx512, Backend::Avx2] {
@@ -228,7 +228,7 @@ fn pruning_errors() {
         Some(Error::Unsupported { .. })
     ));
     assert!(matches!(
-        err(Transform::additive_encode(6, 1).retain_prefix(1)),
+        err(Transform::additive_encode(6, LogBlowup(1)).retain_prefix(1)),
         Some(Error::Unsupported { .. })
     ));
     let plan = planner(roomy(), 1)
@@ -267,9 +267,10 @@ fn additive_lde_equals_intt_then_encode() {
             let intt = Transform::<Gf2_64>::additive_intt(log_n)
                 .basis(basis)
                 .lanes(lanes);
-            let encode = Transform::<Gf2_64>::additive_encode(log_n + log_blowup, log_blowup)
-                .basis(basis)
-                .lanes(lanes);
+            let encode =
+                Transform::<Gf2_64>::additive_encode(log_n + log_blowup, LogBlowup(log_blowup))
+                    .basis(basis)
+                    .lanes(lanes);
             let coefficients = run(&planner(budgets, 1), &intt, &evals);
             let expected = run(&planner(budgets, 1), &encode, &coefficients);
             if log_n + log_blowup <= 7 {
@@ -342,7 +343,7 @@ fn fused_additive_lde_equals_its_two_plans() {
             );
             let expected = run(
                 &reference_planner,
-                &Transform::<Gf2_64>::additive_encode(log_n + log_blowup, log_blowup)
+                &Transform::<Gf2_64>::additive_encode(log_n + log_blowup, LogBlowup(log_blowup))
                     .basis(basis)
                     .lanes(lanes),
                 &coefficients,

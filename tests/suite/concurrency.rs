@@ -117,7 +117,7 @@ fn one_plan_executed_from_many_threads_at_once() {
 fn encode_plan_executed_from_many_threads_at_once() {
     let plan = Planner::new()
         .budgets(tiny())
-        .plan(&Transform::<Gf2_64>::additive_encode(11, 2).lanes(3))
+        .plan(&Transform::<Gf2_64>::additive_encode(11, LogBlowup(2)).lanes(3))
         .unwrap();
     many_threads_at_once(plan, 6);
 }

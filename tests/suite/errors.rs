@@ -51,7 +51,7 @@ fn wrong_data_length_names_both_lengths() {
 #[test]
 fn encode_message_length_is_checked() {
     let plan = planner(roomy(), 1)
-        .plan(&Transform::<Gf2_64>::additive_encode(5, 2).lanes(2))
+        .plan(&Transform::<Gf2_64>::additive_encode(5, LogBlowup(2)).lanes(2))
         .unwrap();
     assert_eq!(plan.input_len(), 16);
     let mut out = vec![Gf2_64::ZERO; 64];
@@ -134,14 +134,14 @@ fn sizes_that_overflow_memory() {
 #[test]
 fn rate_leaving_no_layer() {
     assert_eq!(
-        plan_err(Transform::<Gf2_64>::additive_encode(4, 4)),
+        plan_err(Transform::<Gf2_64>::additive_encode(4, LogBlowup(4))),
         Error::RateTooHigh {
             log_inv_rate: 4,
             log_n: 4
         }
     );
     assert!(matches!(
-        plan_err(Transform::<Gf2_64>::additive_encode(4, 9)),
+        plan_err(Transform::<Gf2_64>::additive_encode(4, LogBlowup(9))),
         Error::RateTooHigh { .. }
     ));
     assert!(matches!(
@@ -263,8 +263,9 @@ fn hostile_parameters_never_panic() {
         for lanes in [0usize, 1, 3, usize::MAX] {
             for rate in [0u32, 1, 63, u32::MAX] {
                 for log_n in [0u32, 1, 64, 65, 200, u32::MAX] {
-                    let _ = planner(roomy(), 1)
-                        .plan(&Transform::<Gf2_64>::additive_encode(log_n, rate).lanes(lanes));
+                    let _ = planner(roomy(), 1).plan(
+                        &Transform::<Gf2_64>::additive_encode(log_n, LogBlowup(rate)).lanes(lanes),
+                    );
                     let _ = planner(roomy(), 1).plan(
                         &Transform::<Gf2_64>::additive_intt(log_n)
                             .from_layer(rate)
@@ -287,7 +288,7 @@ fn hostile_parameters_never_panic() {
 
 #[test]
 fn in_place_lane_major_input_needs_execute_from() {
-    let spec = Transform::<Gf2_64>::additive_encode(6, 1)
+    let spec = Transform::<Gf2_64>::additive_encode(6, LogBlowup(1))
         .lanes(4)
         .lane_major_input();
     let plan = Planner::new().plan(&spec).unwrap();
@@ -304,7 +305,7 @@ fn in_place_lane_major_input_needs_execute_from() {
     }
     // One lane is the same either way, so it runs in place.
     let one = Planner::new()
-        .plan(&Transform::<Gf2_64>::additive_encode(6, 1).lane_major_input())
+        .plan(&Transform::<Gf2_64>::additive_encode(6, LogBlowup(1)).lane_major_input())
         .unwrap();
     let mut data = vec![Gf2_64::ONE; one.len()];
     assert!(one.execute(&mut data).is_ok());

@@ -257,7 +257,10 @@ fn every_lattice_plan_is_exact_or_refused() {
         check(Transform::<MlDsa>::dft(log_n), 4);
         check(Transform::<MlDsa>::idft(log_n).batch(2), 5);
         let shift = MlDsa::new(10);
-        check(Transform::<MlDsa>::dft_encode(log_n, log_n - 8, shift), 6);
+        check(
+            Transform::<MlDsa>::dft_encode(log_n, LogBlowup(log_n - 8), shift),
+            6,
+        );
     }
     check(Transform::<MlDsa>::negacyclic_forward().lanes(3), 7);
     check(Transform::<MlDsa>::negacyclic_inverse(), 8);

@@ -151,7 +151,7 @@ fn prime_families(backend: Backend) {
     );
     check_everywhere(
         backend,
-        Transform::<KoalaBear>::dft_encode(LOG_N, 1, KoalaBear::new(3)).lanes(2),
+        Transform::<KoalaBear>::dft_encode(LOG_N, LogBlowup(1), KoalaBear::new(3)).lanes(2),
     );
     check_everywhere(backend, Transform::<Goldilocks>::idft(LOG_N).lanes(2));
     // Narrow columns: a transposed group for the last layers on SIMD backends.
@@ -172,7 +172,7 @@ fn binary_families(backend: Backend) {
     );
     check_everywhere(
         backend,
-        Transform::<Gf2_64>::additive_encode(LOG_N, 2)
+        Transform::<Gf2_64>::additive_encode(LOG_N, LogBlowup(2))
             .lanes(3)
             .batch(2),
     );
@@ -234,7 +234,7 @@ fn lde_plan_matches_the_reference() {
         lde.execute_from(&evals, &mut out).unwrap();
         let coeffs =
             reference::evaluate(&Transform::<BabyBear>::idft(LOG_N - 1).lanes(2), &evals).unwrap();
-        let spec = Transform::<BabyBear>::dft_encode(LOG_N + 1, 2, BabyBear::new(31))
+        let spec = Transform::<BabyBear>::dft_encode(LOG_N + 1, LogBlowup(2), BabyBear::new(31))
             .lanes(2)
             .order(Order::BitReversed);
         assert_eq!(out, reference::evaluate(&spec, &coeffs).unwrap());

@@ -78,12 +78,12 @@ fn golden_plans_match_the_planner() {
     );
     golden(
         "gf2_64_encode_2e20x8_rate1",
-        Transform::<Gf2_64>::additive_encode(20, 1).lanes(8),
+        Transform::<Gf2_64>::additive_encode(20, LogBlowup(1)).lanes(8),
         zen5(),
     );
     golden(
         "gf2_64_encode_2e20x56_rate1",
-        Transform::<Gf2_64>::additive_encode(20, 1).lanes(56),
+        Transform::<Gf2_64>::additive_encode(20, LogBlowup(1)).lanes(56),
         zen5(),
     );
     golden(
@@ -217,19 +217,19 @@ fn golden_lattice_plans_per_backend() {
     golden_on(
         avx,
         "gf2_64_encode_2e20x8_rate1_avx512",
-        Transform::<Gf2_64>::additive_encode(20, 1).lanes(8),
+        Transform::<Gf2_64>::additive_encode(20, LogBlowup(1)).lanes(8),
         zen5(),
     );
     golden_on(
         avx,
         "gf2_64_encode_2e20x56_rate1_avx512",
-        Transform::<Gf2_64>::additive_encode(20, 1).lanes(56),
+        Transform::<Gf2_64>::additive_encode(20, LogBlowup(1)).lanes(56),
         zen5(),
     );
     golden_on(
         avx,
         "gf2_192_encode_2e20x16_rate16_avx512",
-        Transform::<Gf2_64>::additive_encode(20, 4)
+        Transform::<Gf2_64>::additive_encode(20, LogBlowup(4))
             .basis(Basis::Cantor)
             .lanes(3 * 16),
         zen5(),
@@ -365,7 +365,7 @@ fn gathered_then_deep_when_it_does_not_fit() {
         &["gathered", "deep"],
     );
     check_shape(
-        Transform::<Gf2_64>::additive_encode(10, 1).lanes(2),
+        Transform::<Gf2_64>::additive_encode(10, LogBlowup(1)).lanes(2),
         Budgets::fixed(1 << 10, 8 << 10, 1 << 20),
         &["gathered", "deep"],
     );
@@ -417,13 +417,13 @@ fn gathered_only_when_no_block_fits() {
 
 #[test]
 fn deep_tiles_hold_several_blocks_of_an_encode() {
-    let spec = Transform::<Gf2_64>::additive_encode(10, 3).lanes(3);
+    let spec = Transform::<Gf2_64>::additive_encode(10, LogBlowup(3)).lanes(3);
     let plan = planner(roomy(), 1).plan(&spec).unwrap();
     assert_eq!(plan.passes()[0].blocks_per_tile, 8, "\n{plan}");
     check_shape(spec, roomy(), &["deep"]);
     // Blocks split over tiles: the message block runs last in place.
     let budgets = Budgets::fixed(1 << 10, 1 << 10, 1 << 20);
-    let spec = Transform::<Gf2_64>::additive_encode(8, 2);
+    let spec = Transform::<Gf2_64>::additive_encode(8, LogBlowup(2));
     let plan = planner(budgets, 1).plan(&spec).unwrap();
     assert_eq!(plan.passes()[0].blocks_per_tile, 1, "\n{plan}");
     check_shape(spec.clone().batch(3), budgets, &["deep"]);
@@ -471,7 +471,7 @@ fn one_and_two_threads_agree_bit_for_bit() {
         Box::new(|t| {
             canonical(run_in_place(
                 &planner(budgets, t),
-                &Transform::<Gf2_64>::additive_encode(13, 1).lanes(8),
+                &Transform::<Gf2_64>::additive_encode(13, LogBlowup(1)).lanes(8),
                 &Rng(3).vec(8 << 12),
             ))
         }),
@@ -529,7 +529,7 @@ fn caller_scratch_gives_the_same_result() {
 
 #[test]
 fn a_plan_runs_concurrently_from_many_threads() {
-    let spec = Transform::<Gf2_64>::additive_encode(12, 1).lanes(4);
+    let spec = Transform::<Gf2_64>::additive_encode(12, LogBlowup(1)).lanes(4);
     let plan = planner(tiny(), 2).plan(&spec).unwrap();
     let input = Rng(11).vec::<Gf2_64>(spec.input_len().unwrap());
     let expected = run(&planner(tiny(), 1), &spec, &input);
@@ -657,9 +657,9 @@ fn streaming_first_pass_when_the_output_exceeds_the_llc() {
             // the source and the last stores them straight to the output.
             for spec in [
                 Transform::<BabyBear>::dft(11).lanes(3),
-                Transform::<BabyBear>::dft_encode(11, 2, BabyBear::new(7)).lanes(3),
+                Transform::<BabyBear>::dft_encode(11, LogBlowup(2), BabyBear::new(7)).lanes(3),
                 Transform::<BabyBear>::dft(11).lanes(16),
-                Transform::<BabyBear>::dft_encode(11, 2, BabyBear::new(7)).lanes(16),
+                Transform::<BabyBear>::dft_encode(11, LogBlowup(2), BabyBear::new(7)).lanes(16),
             ] {
                 let streaming = on(backend, small_llc, threads).plan(&spec).unwrap();
                 let plain = on(backend, large_llc, threads).plan(&spec).unwrap();
@@ -679,7 +679,7 @@ fn streaming_first_pass_when_the_output_exceeds_the_llc() {
             }
         }
     }
-    let gf2 = Transform::<Gf2_64>::additive_encode(11, 1).lanes(8);
+    let gf2 = Transform::<Gf2_64>::additive_encode(11, LogBlowup(1)).lanes(8);
     let input = Rng(6).vec::<Gf2_64>(gf2.input_len().unwrap());
     let expected = reference::evaluate(&gf2, &input).unwrap();
     for backend in backends::<Gf2_64>() {
@@ -780,7 +780,7 @@ fn tiles_fill_l2_unless_twiddles_outweigh_the_data() {
         deep.expect("a deep pass").tile_bytes
     }
     let wide = planner(zen5(), 1)
-        .plan(&Transform::<Gf2_64>::additive_encode(20, 1).lanes(8))
+        .plan(&Transform::<Gf2_64>::additive_encode(20, LogBlowup(1)).lanes(8))
         .unwrap();
     assert_eq!(deep(&wide, l2), l2, "\n{wide}");
     let wide = planner(zen5(), 1)

@@ -23,8 +23,9 @@ fn coset_transforms_equal_the_definition() {
                 Transform::<BabyBear>::coset_dft(log_n, shift),
                 Transform::<BabyBear>::coset_idft(log_n, shift),
                 Transform::<BabyBear>::coset_dft(log_n, shift).order(Order::BitReversed),
-                Transform::<BabyBear>::dft_encode(log_n, blowup, shift),
-                Transform::<BabyBear>::dft_encode(log_n, blowup, shift).order(Order::BitReversed),
+                Transform::<BabyBear>::dft_encode(log_n, LogBlowup(blowup), shift),
+                Transform::<BabyBear>::dft_encode(log_n, LogBlowup(blowup), shift)
+                    .order(Order::BitReversed),
             ]
             .into_iter()
             .all(|spec| {
@@ -83,7 +84,7 @@ macro_rules! lde_equals_idft_then_encode {
                     let reference_planner = planner(roomy(), 1);
                     let coeffs = run(&reference_planner, &idft, &evals);
                     for order in [Order::BitReversed, Order::Natural] {
-                        let encode = Transform::<$field>::dft_encode(log_n + log_blowup, log_blowup, shift)
+                        let encode = Transform::<$field>::dft_encode(log_n + log_blowup, LogBlowup(log_blowup), shift)
                             .lanes(lanes)
                             .order(order);
                         let expected = if log_n <= 6 {
@@ -166,7 +167,7 @@ fn extension_field_plans_equal_the_definition() {
                 3,
             );
             check(
-                Transform::<BabyBear4>::dft_encode(log_n + 1, 1, shift4)
+                Transform::<BabyBear4>::dft_encode(log_n + 1, LogBlowup(1), shift4)
                     .order(order)
                     .batch(2),
                 4,
@@ -181,7 +182,7 @@ fn extension_field_plans_equal_the_definition() {
             6,
         );
         check(
-            Transform::<Gf2_192>::additive_encode(log_n + 2, 2).lanes(3),
+            Transform::<Gf2_192>::additive_encode(log_n + 2, LogBlowup(2)).lanes(3),
             7,
         );
         check(

@@ -96,7 +96,10 @@ fn additive_from_layer_equals_blockwise_evaluation() {
 #[test]
 fn additive_encode_equals_naive_evaluation() {
     quickcheck(30, |s| {
-        equals_reference(&s, Transform::<Gf2_64>::additive_encode(s.log_n, s.rate))
+        equals_reference(
+            &s,
+            Transform::<Gf2_64>::additive_encode(s.log_n, LogBlowup(s.rate)),
+        )
     });
 }
 
@@ -120,7 +123,7 @@ fn coset_additive_ntt_equals_naive_evaluation() {
         equals_reference(&s, Transform::<Gf2_64>::additive_ntt(s.log_n).shift(shift))
             && equals_reference(
                 &s,
-                Transform::<Gf2_64>::additive_encode(s.log_n, s.rate).shift(shift),
+                Transform::<Gf2_64>::additive_encode(s.log_n, LogBlowup(s.rate)).shift(shift),
             )
     });
 }
@@ -235,7 +238,10 @@ fn transforms_are_linear() {
     quickcheck(30, |s| {
         linear(&s, Transform::<BabyBear>::dft(s.log_n))
             && linear(&s, Transform::<BabyBear>::idft(s.log_n).order(s.order()))
-            && linear(&s, Transform::<Gf2_64>::additive_encode(s.log_n, s.rate))
+            && linear(
+                &s,
+                Transform::<Gf2_64>::additive_encode(s.log_n, LogBlowup(s.rate)),
+            )
             && linear(&s, Transform::<MlKem>::negacyclic_forward())
     });
 }
@@ -293,7 +299,11 @@ fn additive_known_answers() {
         hex(&[0x1, 0x3, 0xe, 0x8, 0xac, 0x80, 0xd8, 0xf8])
     );
     assert_eq!(
-        run(&planner, &Transform::additive_encode(3, 1), &input[..4]),
+        run(
+            &planner,
+            &Transform::additive_encode(3, LogBlowup(1)),
+            &input[..4]
+        ),
         hex(&[0x1, 0x3, 0xe, 0x8, 0x63, 0x79, 0x4c, 0x52])
     );
 }
@@ -386,7 +396,7 @@ fn lane_major_input_equals_interleaved_rows() {
             let rate = rate as u32 % log_n.min(4);
             let shift = BabyBear::new(seed as u32 | 1);
             lane_major_agrees(
-                Transform::<Gf2_64>::additive_encode(log_n, rate.max(1).min(log_n - 1))
+                Transform::<Gf2_64>::additive_encode(log_n, LogBlowup(rate.max(1).min(log_n - 1)))
                     .lanes(lanes)
                     .batch(batch),
                 seed,
@@ -403,7 +413,7 @@ fn lane_major_input_equals_interleaved_rows() {
                 seed,
                 tiny_budgets,
             ) && lane_major_agrees(
-                Transform::<BabyBear>::dft_encode(log_n, rate, shift)
+                Transform::<BabyBear>::dft_encode(log_n, LogBlowup(rate), shift)
                     .lanes(lanes)
                     .order(Order::BitReversed),
                 seed,
@@ -431,11 +441,17 @@ fn lane_major_input_equals_interleaved_rows() {
     };
     for (plan, first) in [
         (
-            text(Transform::dft_encode(10, 1, BabyBear::ONE), tiny()),
+            text(
+                Transform::dft_encode(10, LogBlowup(1), BabyBear::ONE),
+                tiny(),
+            ),
             "gathered",
         ),
         (
-            text(Transform::dft_encode(6, 1, BabyBear::ONE), roomy()),
+            text(
+                Transform::dft_encode(6, LogBlowup(1), BabyBear::ONE),
+                roomy(),
+            ),
             "deep",
         ),
         (text(Transform::idft(6), roomy()), "bit-reverse"),
@@ -449,7 +465,7 @@ fn lane_major_input_equals_interleaved_rows() {
         assert!(lines[4].contains(first), "{plan}");
     }
     assert!(lane_major_agrees(
-        Transform::<BabyBear>::dft_encode(10, 1, BabyBear::ONE).lanes(3),
+        Transform::<BabyBear>::dft_encode(10, LogBlowup(1), BabyBear::ONE).lanes(3),
         3,
         true
     ));

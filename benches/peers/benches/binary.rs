@@ -122,7 +122,7 @@ fn main() {
         let log_n = log_n - shrink;
         let name = format!("{field} 2^{log_n} × {shown_lanes}, rate 1/{}", 1 << rate);
         for threads in [1, 2] {
-            let spec = Transform::<Gf2_64>::additive_encode(log_n, rate).lanes(lanes);
+            let spec = Transform::<Gf2_64>::additive_encode(log_n, LogBlowup(rate)).lanes(lanes);
             let plan = planner(threads).plan(&spec).expect("plan");
             let message: Vec<Gf2_64> = (0..plan.input_len() as u64)
                 .map(|i| Gf2_64::new(i ^ 0x5555))

@@ -183,7 +183,10 @@ macro_rules! matches_plonky3 {
                     &ours_in,
                 );
                 assert_eq!(
-                    ours(Transform::dft_encode(log_n + 2, 2, shift), &coeffs),
+                    ours(
+                        Transform::dft_encode(log_n + 2, LogBlowup(2), shift),
+                        &coeffs
+                    ),
                     canon(
                         p3.coset_lde_batch(theirs_in(), 2, their_shift)
                             .to_row_major_matrix()
@@ -300,7 +303,7 @@ fn cantor_transforms_equal_plonky3_lch_ntt() {
         let message = RowMajorMatrix::new(values.iter().map(|&v| Poly64::new(v)).collect(), lanes);
         let theirs = bits(lch.ntt_batch_borrowed(message.as_view(), 2));
         let input: Vec<Gf2_64> = values.iter().map(|&v| Gf2_64::new(v)).collect();
-        let spec = cantor(Transform::additive_encode(log_n + 2, 2)).lanes(lanes);
+        let spec = cantor(Transform::additive_encode(log_n + 2, LogBlowup(2))).lanes(lanes);
         let ours_encode: Vec<u64> = run(&planner(tiny(), 1), &spec, &input)
             .iter()
             .map(|x| x.bits())
