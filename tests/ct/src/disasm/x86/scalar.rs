@@ -417,12 +417,18 @@ pub fn jump_table(insns: &[Insn], at: usize, program: &Program) -> Option<JumpTa
                 .is_some_and(|(_, ops)| ops.starts_with(&format!("{reg},")))
         })
     };
-    let window = at.saturating_sub(8)..at;
+    // LLVM's scheduler may put unrelated instructions (constant broadcasts
+    // for the arms) between the three; 24 is room enough, and none of
+    // them may be a branch.
+    let window = at.saturating_sub(24)..at;
     let add_at = window.clone().rev().find(|&i| writes(i, r))?;
     let (_, t) = text(add_at)?.strip_prefix("add ")?.split_once(',')?;
     let t = t.trim();
     let load_at = (window.start..add_at).rev().find(|&i| writes(i, r))?;
-    if ((load_at + 1)..add_at).any(|i| writes(i, t)) || (add_at + 1..at).any(|i| writes(i, t)) {
+    if ((load_at + 1)..add_at).any(|i| writes(i, t))
+        || (add_at + 1..at).any(|i| writes(i, t))
+        || (load_at..at).any(|i| insns[i].flow != Flow::Next)
+    {
         return None;
     }
     let (_, mem) = text(load_at)?.strip_prefix("movsxd ")?.split_once(',')?;
