@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! nttfuse-ct secrets BACKEND [--control branch|index]
-//! nttfuse-ct timing BACKEND [--control branch] [--measurements N] [--threshold T]
+//! nttfuse-ct timing BACKEND [--control branch|graded] [--measurements N] [--threshold T]
 //! nttfuse-ct disasm BINARY [--arch x86_64|aarch64] [--objdump PATH]
 //! ```
 //!
@@ -28,6 +28,12 @@
 //!   leak in three kernels, which it must report.
 //! * `--control` swaps in a deliberately leaky function (a secret-dependent
 //!   branch or table index); the check must then fail. CI runs both ways.
+//!   `timing --control graded` measures the timing test's power: the
+//!   ML-KEM NTT of BACKEND followed by a secret-dependent delay of 2^k
+//!   iterations of a dependent add (only when the first coefficient is
+//!   zero, as in the fixed class), for growing k; it prints each leak's
+//!   size in ticks and |t|, and the smallest leak the test flags. It fails
+//!   if even the largest is not flagged.
 
 mod disasm;
 mod dudect;
@@ -50,6 +56,9 @@ enum Control {
     Branch,
     /// A table lookup indexed by a secret coefficient.
     Index,
+    /// Secret-dependent delays of growing size after the ML-KEM NTT: the
+    /// timing test's power.
+    Graded,
 }
 
 struct Args {
@@ -85,6 +94,7 @@ fn parse_args() -> Result<Args, String> {
                 args.control = Some(match value.as_str() {
                     "branch" => Control::Branch,
                     "index" => Control::Index,
+                    "graded" => Control::Graded,
                     _ => return Err(usage.into()),
                 })
             }
@@ -209,6 +219,7 @@ fn secrets(args: &Args) -> Result<(), String> {
         let leaked = match control {
             Control::Branch => leaky_equal(&s, &[MlKem::ZERO; 256]) as u32,
             Control::Index => leaky_lookup(&s),
+            Control::Graded => return Err("the graded control is a timing control".into()),
         };
         let mut out = [leaked];
         secret::declassify(&mut out);
@@ -299,8 +310,11 @@ fn timing(args: &Args) -> Result<bool, String> {
             })
         }));
     }
+    if args.control == Some(Control::Graded) {
+        return graded(args, &lattice, &mut rng);
+    }
     if args.control.is_some() {
-        return Err("timing has the branch control only".into());
+        return Err("timing has the branch and graded controls only".into());
     }
     fn kem(p: &Plan<MlKem>) -> impl Fn([MlKem; 256]) -> i16 + '_ {
         move |mut a| {
@@ -370,6 +384,66 @@ fn timing(args: &Args) -> Result<bool, String> {
         })
     });
     Ok(all_pass)
+}
+
+/// `iterations` dependent additions the compiler cannot fold (each waits
+/// for the previous one through `black_box`'s memory round trip).
+#[inline(never)]
+fn delay(iterations: u32) -> u64 {
+    let mut x = 0u64;
+    for _ in 0..iterations {
+        x = std::hint::black_box(x) + 1;
+    }
+    x
+}
+
+/// `timing --control graded`: the ML-KEM NTT of the backend, then a delay
+/// of `2^k` iterations when the first output coefficient is zero, a leak
+/// the fixed class (all zeros) always takes and the random class almost
+/// never (1 in 3329). One run per size, no re-measuring; prints the leak in
+/// ticks (the classes' mean difference) and |t|, then the smallest leak
+/// flagged. Fails (a control that is not flagged) if the largest is not.
+fn graded(args: &Args, lattice: &Lattice, rng: &mut Rng) -> Result<bool, String> {
+    let plan = &lattice.kem_ntt;
+    let fixed = [MlKem::ZERO; 256];
+    let threshold = args.threshold;
+    let mut smallest = None;
+    let mut flagged_largest = false;
+    for k in [0u32, 1, 2, 3, 4, 5, 6, 7, 8] {
+        let iterations = if k == 0 { 0 } else { 1 << (k - 1) };
+        let outcome = dudect::run(args.measurements, rng, fixed, Rng::kem, |mut a| {
+            plan.execute(&mut a).unwrap();
+            let secret = a[0].value();
+            delay(if secret == 0 { iterations } else { 0 })
+        });
+        let flagged = outcome.max_t.abs() > threshold;
+        if flagged && smallest.is_none() && iterations > 0 {
+            smallest = Some((iterations, outcome.mean_difference));
+        }
+        flagged_largest = flagged;
+        println!(
+            "graded control ({}): {iterations:>3}-iteration delay, leak {:7.1} ticks, max |t| = {:7.2} {}",
+            args.backend.name(),
+            outcome.mean_difference,
+            outcome.max_t.abs(),
+            if flagged { "flagged" } else { "not flagged" },
+        );
+    }
+    match smallest {
+        Some((iterations, ticks)) => println!(
+            "power ({}): the smallest leak flagged was a secret branch and a {iterations}-iteration delay (class means {ticks:.1} ticks apart below the 95th percentile) per ML-KEM NTT, {} measurements, threshold {threshold}",
+            args.backend.name(),
+            args.measurements
+        ),
+        None => println!("power ({}): no leak flagged", args.backend.name()),
+    }
+    if flagged_largest {
+        println!("LEAKS (planted): the largest delay was flagged");
+    } else {
+        println!("the largest planted delay was not flagged");
+    }
+    // A control: it fails (exit 1) when the test sees the leak.
+    Ok(!flagged_largest)
 }
 
 fn main() -> ExitCode {
