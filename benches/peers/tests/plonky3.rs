@@ -11,16 +11,11 @@ use p3_field::{Field, PrimeCharacteristicRing, TwoAdicField};
 use p3_matrix::dense::RowMajorMatrix;
 use p3_matrix::Matrix;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
+// The integration tests' helpers: the splitmix64 `Rng` among them.
+#[path = "../../../tests/common/mod.rs"]
+mod common;
+
+use common::Rng;
 
 const SHAPES: [(usize, usize); 7] = [(0, 1), (1, 3), (3, 1), (5, 7), (8, 2), (10, 16), (12, 3)];
 
