@@ -8,7 +8,7 @@
 //! `vperm2i128`, `vpunpck[lh]qdq`, and `vmovsldup` + `vpblendd` / shift +
 //! `vpblendd`.
 
-use crate::backend::ring::{kem_inverse_reduces_before, RingLanes};
+use crate::backend::ring::{kem_inverse_reduces_sums_after, RingLanes};
 use crate::field::{mldsa, mlkem};
 use core::arch::x86_64::*;
 
@@ -93,14 +93,17 @@ unsafe impl RingLanes for KemYmm {
             ))
         }
     }
+    /// Barrett with v = round(2^26/q): `a − round(⌊a·v/2^16⌋/2^10)·q`, the
+    /// rounding shift as a `vpmulhrsw` (four instructions, |r| ≤ 1664).
     #[inline(always)]
     fn reduce(self) -> Self {
         // SAFETY: see the impl.
         unsafe {
-            let t = _mm256_srai_epi16::<10>(_mm256_add_epi16(
+            // round(floor(a·v / 2^16) / 2^10) as one rounding multiply.
+            let t = _mm256_mulhrs_epi16(
                 _mm256_mulhi_epi16(self.0, _mm256_set1_epi16(20159)),
-                _mm256_set1_epi16(512),
-            ));
+                _mm256_set1_epi16(1 << 5),
+            );
             Self(_mm256_sub_epi16(
                 self.0,
                 _mm256_mullo_epi16(t, _mm256_set1_epi16(mlkem::Q)),
@@ -133,8 +136,11 @@ unsafe impl RingLanes for KemYmm {
         let (x, y) = exchange(a.0, b.0, stage);
         (Self(x), Self(y))
     }
-    fn inverse_reduces_before(step: usize, any_input: bool) -> bool {
-        kem_inverse_reduces_before(step, any_input)
+    fn inverse_reduces_input(any_input: bool) -> bool {
+        any_input
+    }
+    fn inverse_reduces_sums_after(step: usize, any_input: bool) -> bool {
+        kem_inverse_reduces_sums_after(step, any_input)
     }
 }
 
@@ -236,7 +242,11 @@ unsafe impl RingLanes for DsaYmm {
         let (x, y) = exchange(a.0, b.0, stage);
         (Self(x), Self(y))
     }
-    fn inverse_reduces_before(_step: usize, _any_input: bool) -> bool {
+    fn inverse_reduces_input(_any_input: bool) -> bool {
+        false
+    }
+    fn inverse_reduces_sums_after(_step: usize, _any_input: bool) -> bool {
+        // From |a| < q, eight layers double the sums to < 256q < 2^31.
         false
     }
 }

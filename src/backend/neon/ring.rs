@@ -8,7 +8,7 @@
 //! `r = b·w − t·q` (`mul`, `mls`), |r| ≤ q for any word b. The two stages
 //! are `trn1`/`trn2` on 64-bit and 32-bit elements.
 
-use crate::backend::ring::{kem_inverse_reduces_before, RingLanes};
+use crate::backend::ring::{kem_inverse_reduces_sums_after, RingLanes};
 use crate::field::{mldsa, mlkem};
 use core::arch::aarch64::*;
 
@@ -119,8 +119,11 @@ unsafe impl RingLanes for KemQ {
             }
         }
     }
-    fn inverse_reduces_before(step: usize, any_input: bool) -> bool {
-        kem_inverse_reduces_before(step, any_input)
+    fn inverse_reduces_input(any_input: bool) -> bool {
+        any_input
+    }
+    fn inverse_reduces_sums_after(step: usize, any_input: bool) -> bool {
+        kem_inverse_reduces_sums_after(step, any_input)
     }
 }
 
@@ -212,7 +215,10 @@ unsafe impl RingLanes for DsaQ {
             }
         }
     }
-    fn inverse_reduces_before(_step: usize, _any_input: bool) -> bool {
+    fn inverse_reduces_input(_any_input: bool) -> bool {
+        false
+    }
+    fn inverse_reduces_sums_after(_step: usize, _any_input: bool) -> bool {
         // From |a| < q, eight layers double the sums to < 256q < 2^31.
         false
     }

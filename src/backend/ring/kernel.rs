@@ -53,18 +53,28 @@ unsafe fn ct_between<L: RingLanes>(r: &mut [L; 16], distance: usize, twiddles: *
     });
 }
 
-/// A Gentleman–Sande layer between the registers of `r`; the sums are
-/// multiplied by the twiddle at `scale` where given (the inverse's last
-/// layer, whose differences' twiddles carry the scale).
+/// How a Gentleman–Sande layer leaves its sums.
+#[derive(Clone, Copy)]
+enum Sums<W> {
+    /// As they are.
+    Raw,
+    /// Reduced (|a| ≤ q/2 + 1).
+    Reduced,
+    /// Multiplied by the twiddle at this address (the inverse's last layer,
+    /// whose differences' twiddles carry the scale).
+    Scaled(*const W),
+}
+
+/// A Gentleman–Sande layer between the registers of `r`.
 ///
 /// # Safety
-/// As [`ct_between`]; `scale` points to a twiddle.
+/// As [`ct_between`]; a `Sums::Scaled` address points to a twiddle.
 #[inline(always)]
 unsafe fn gs_between<L: RingLanes>(
     r: &mut [L; 16],
     distance: usize,
     twiddles: *const L::Word,
-    scale: Option<*const L::Word>,
+    sums: Sums<L::Word>,
 ) {
     unroll!(16, i => {
         if i < L::BLOCK && i & distance == 0 {
@@ -72,24 +82,15 @@ unsafe fn gs_between<L: RingLanes>(
             let (a, b) = (r[i], r[i + distance]);
             // SAFETY: twiddle k of the layer, and the scale, in the table.
             unsafe {
-                r[i] = match scale {
-                    Some(f) => a.add(b).mul_splat(f),
-                    None => a.add(b),
+                r[i] = match sums {
+                    Sums::Raw => a.add(b),
+                    Sums::Reduced => a.add(b).reduce(),
+                    Sums::Scaled(f) => a.add(b).mul_splat(f),
                 };
                 r[i + distance] = a
                     .sub(b)
                     .mul_splat(twiddles.add(k * L::SPLAT_TWIDDLE * L::LANES));
             }
-        }
-    });
-}
-
-/// Every register of `r` reduced (|a| ≤ q/2 + 1).
-#[inline(always)]
-fn reduce_all<L: RingLanes>(r: &mut [L; 16]) {
-    unroll!(16, i => {
-        if i < L::BLOCK {
-            r[i] = r[i].reduce();
         }
     });
 }
@@ -240,14 +241,19 @@ pub(crate) unsafe fn inverse<
                             L::load(base.add((2 * pair + 1) * n)),
                         )
                     };
+                    if L::inverse_reduces_input(ANY_INPUT) {
+                        (x, y) = (x.reduce(), y.reduce());
+                    }
                     unroll!(4, s => {
                         if s < L::STAGES {
-                            if L::inverse_reduces_before(s, ANY_INPUT) {
-                                (x, y) = (x.reduce(), y.reduce());
-                            }
                             let stage = L::STAGES - s;
                             let w = lanes.add((pair * L::STAGES + stage - 1) * L::LANE_TWIDDLE * n);
                             (x, y) = (x.add(y), x.sub(y).mul_lanes(w));
+                            if L::inverse_reduces_sums_after(s, ANY_INPUT) {
+                                // The sums alone, before the exchange mixes
+                                // them with the products.
+                                x = x.reduce();
+                            }
                             (x, y) = L::exchange(x, y, stage);
                         }
                     });
@@ -257,16 +263,13 @@ pub(crate) unsafe fn inverse<
             unroll!(4, i => {
                 if i < L::INTER {
                     let layer = L::INTER - 1 - i;
-                    if L::inverse_reduces_before(L::STAGES + i, ANY_INPUT) {
-                        reduce_all::<L>(&mut r);
-                    }
                     let first = at.take((1 << layer) * L::SPLAT_TWIDDLE * n);
                     let last = L::SPLIT == 0 && layer == 0;
                     gs_between::<L>(
                         &mut r,
                         L::BLOCK >> (layer + 1),
                         table.add(first),
-                        last.then_some(scale),
+                        sums::<L, ANY_INPUT>(L::STAGES + i, last, scale),
                     );
                 }
             });
@@ -292,15 +295,12 @@ pub(crate) unsafe fn inverse<
                 unroll!(2, i => {
                     if i < L::SPLIT {
                         let layer = L::SPLIT - 1 - i;
-                        if L::inverse_reduces_before(L::STAGES + L::INTER + i, ANY_INPUT) {
-                            reduce_all::<L>(&mut r);
-                        }
                         let first = t.take((1 << layer) * L::SPLAT_TWIDDLE * n);
                         gs_between::<L>(
                             &mut r,
                             columns << (L::SPLIT - 1 - layer),
                             table.add(first),
-                            (layer == 0).then_some(scale),
+                            sums::<L, ANY_INPUT>(L::STAGES + L::INTER + i, layer == 0, scale),
                         );
                     }
                 });
@@ -312,6 +312,23 @@ pub(crate) unsafe fn inverse<
                 });
             }
         }
+    }
+}
+
+/// How the inverse's step `step` leaves its sums: scaled in the last layer,
+/// reduced where the lane type's schedule says.
+#[inline(always)]
+fn sums<L: RingLanes, const ANY_INPUT: bool>(
+    step: usize,
+    last: bool,
+    scale: *const L::Word,
+) -> Sums<L::Word> {
+    if last {
+        Sums::Scaled(scale)
+    } else if L::inverse_reduces_sums_after(step, ANY_INPUT) {
+        Sums::Reduced
+    } else {
+        Sums::Raw
     }
 }
 

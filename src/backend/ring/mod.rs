@@ -143,10 +143,15 @@ pub(crate) unsafe trait RingLanes: Copy {
     const SPLIT: usize = Self::LAYERS - Self::INTER - Self::STAGES;
     /// Registers of a polynomial.
     const REGS: usize = 256 / Self::LANES;
-    /// Whether the inverse must reduce (every register) before its step
-    /// `step` (0 = the first layer it runs), given whether its input is any
-    /// word (`any_input`) or |a| < q.
-    fn inverse_reduces_before(step: usize, any_input: bool) -> bool;
+    /// Whether the inverse reduces every register before its first layer,
+    /// given whether its input is any word (`any_input`) or |a| < q.
+    fn inverse_reduces_input(any_input: bool) -> bool;
+    /// Whether the inverse reduces the sums of its step `step` (0 = the
+    /// first layer it runs) right after that layer. Only the sums grow (a
+    /// difference leaves as a twiddle product, |r| < q), so reducing them
+    /// alone, at the point where they are still separate from the products,
+    /// does half the work of reducing every register.
+    fn inverse_reduces_sums_after(step: usize, any_input: bool) -> bool;
 }
 
 /// One polynomial's kernel: `(coefficients, table)`.
@@ -336,13 +341,69 @@ impl<W: Copy> RingKernel<W> {
     }
 }
 
-/// ML-KEM's inverse schedule (every ISA): from |a| < q, layers 7, 6, 5
-/// reach 8q; a Barrett reduction (|a| ≤ q/2 + 1) leaves room for the
-/// other four. From any `i16`: reduce first, then after four layers.
+/// ML-KEM's inverse schedule of the portable kernel (whole arrays, every
+/// word reduced): from |a| < q, layers 7, 6, 5 reach 8q; a Barrett
+/// reduction (|a| ≤ q/2 + 1) leaves room for the other four. From any
+/// `i16`: reduce first, then after four layers.
 pub(crate) const fn kem_inverse_reduces_before(step: usize, any_input: bool) -> bool {
     if any_input {
         step == 0 || step == 4
     } else {
         step == 3
+    }
+}
+
+/// ML-KEM's inverse schedule of the register kernels (every ISA), on the
+/// sums alone. A layer's sum pairs two words of the same history (both sums
+/// or both products of the layer before), so the largest word after a layer
+/// is twice the largest before it, or a product (|r| ≤ 2497 < 0.75·q for any
+/// `i16` times a centred twiddle). From any `i16`: every word reduced first
+/// (|a| ≤ 1664), then the sums after step 3 (they reach 26,640 there; one
+/// more layer would pass 2^15); steps 4–6 end below 19,976 and the last
+/// layer's sums leave as products of the scale. From |a| < q: the sums after
+/// steps 2 and 5 (26,624 and 19,976). `kem_schedule_bounds` in the tests
+/// checks both against 2^15.
+pub(crate) const fn kem_inverse_reduces_sums_after(step: usize, any_input: bool) -> bool {
+    if any_input {
+        step == 3
+    } else {
+        step == 2 || step == 5
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::field::mlkem::Q;
+
+    /// The largest |word| through ML-KEM's inverse under the register
+    /// kernels' schedule, checked against `i16`: Barrett leaves ≤ 1664
+    /// (`reduce`, checked exhaustively by the lane types' tests), a twiddle
+    /// product ≤ 2497.
+    #[test]
+    fn kem_schedule_bounds() {
+        const PRODUCT: i32 = 2497;
+        const REDUCED: i32 = 1664;
+        for any_input in [false, true] {
+            // Any input is reduced before the first layer.
+            let mut largest = if any_input { REDUCED } else { Q as i32 - 1 };
+            for step in 0..7 {
+                let sums = 2 * largest;
+                assert!(
+                    sums <= i16::MAX as i32,
+                    "step {step}, any {any_input}: {sums}"
+                );
+                let sums = if step == 6 {
+                    PRODUCT // the last layer's sums are multiplied by the scale
+                } else if kem_inverse_reduces_sums_after(step, any_input) {
+                    REDUCED
+                } else {
+                    sums
+                };
+                largest = sums.max(PRODUCT);
+            }
+            assert!(largest < Q as i32, "output bound |a| < q");
+            assert!(!kem_inverse_reduces_sums_after(6, any_input));
+        }
     }
 }
