@@ -1,5 +1,6 @@
 //! The one error type of the crate.
 
+use alloc::string::String;
 use core::fmt;
 
 /// Everything that can go wrong when describing, planning or executing a
@@ -154,4 +155,4 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl core::error::Error for Error {}

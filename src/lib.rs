@@ -82,15 +82,62 @@
 //! `plan` (planner, plan data, driver) → `backend` (kernels) → `transform`
 //! (what a transform is, references) → `field` (what a number is).
 
+#![no_std]
+// Targets without a SIMD backend (e.g. thumbv7em) compile the scalar kernels
+// only; the SIMD kernels' shared scaffolding (entry-point macros, table
+// builders, detection helpers) then has no user there.
+#![cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(unused)
+)]
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
+
+#[macro_use]
+extern crate alloc;
+#[cfg(any(feature = "std", test))]
+extern crate std;
+
+/// Whether the CPU has x86 feature `$f`: detected at run time with `std`;
+/// without it, whether the build enables it (`-C target-feature`), so a
+/// `no_std` build never runs an instruction its target may lack.
+#[cfg(target_arch = "x86_64")]
+macro_rules! x86_has {
+    ($f:tt) => {{
+        #[cfg(feature = "std")]
+        {
+            std::arch::is_x86_feature_detected!($f)
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            cfg!(target_feature = $f)
+        }
+    }};
+}
+
+/// [`x86_has`]'s AArch64 counterpart.
+#[cfg(target_arch = "aarch64")]
+macro_rules! aarch64_has {
+    ($f:tt) => {{
+        #[cfg(feature = "std")]
+        {
+            std::arch::is_aarch64_feature_detected!($f)
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            cfg!(target_feature = $f)
+        }
+    }};
+}
 
 pub mod backend;
 mod error;
 pub mod field;
+mod par;
 pub mod plan;
 #[cfg(feature = "plonky3")]
 pub mod plonky3;
+mod sync;
 pub mod transform;
 
 pub use backend::{Backend, Checked, Kernels};

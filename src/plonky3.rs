@@ -29,6 +29,7 @@ use crate::backend::Kernels;
 use crate::field::{Field, TwoAdicField};
 use crate::plan::{LdePlan, Plan, Planner};
 use crate::transform::{LogBlowup, Order, Transform};
+use alloc::vec::Vec;
 use p3_dft::TwoAdicSubgroupDft;
 use p3_matrix::bitrev::{BitReversalPerm, BitReversedMatrixView};
 use p3_matrix::dense::RowMajorMatrix;

@@ -20,6 +20,7 @@ use crate::field::{
     BabyBear4, Field, Gf2_192, Gf2_64, Goldilocks, MlDsa, MlKem, Monty31, MontyParams,
 };
 use crate::transform::ButterflyKind;
+use alloc::vec::Vec;
 
 /// Fields with a packed SIMD form: the generic packed kernel on AVX-512 and
 /// NEON (runs shorter than a register go to the portable kernel).
@@ -36,21 +37,21 @@ macro_rules! packed_kernels {
                     // GFNI among its features.
                     #[cfg(target_arch = "x86_64")]
                     Backend::Avx512 => {
-                        std::arch::is_x86_feature_detected!("vpclmulqdq")
-                            && std::arch::is_x86_feature_detected!("gfni")
+                        x86_has!("vpclmulqdq")
+                            && x86_has!("gfni")
                     }
                     // GF(2^64)'s AVX2 entry point is compiled with PCLMULQDQ
                     // and VPCLMULQDQ, the prime fields' with AVX2 alone.
                     #[cfg(target_arch = "x86_64")]
                     Backend::Avx2 => {
                         !$clmul
-                            || (std::arch::is_x86_feature_detected!("pclmulqdq")
-                                && std::arch::is_x86_feature_detected!("vpclmulqdq"))
+                            || (x86_has!("pclmulqdq")
+                                && x86_has!("vpclmulqdq"))
                     }
                     // GF(2^64)'s NEON entry point is compiled with `aes`
                     // (PMULL), the prime fields' with NEON alone.
                     #[cfg(target_arch = "aarch64")]
-                    Backend::Neon => !$clmul || std::arch::is_aarch64_feature_detected!("aes"),
+                    Backend::Neon => !$clmul || aarch64_has!("aes"),
                     _ => false,
                 }
             }

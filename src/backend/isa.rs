@@ -32,17 +32,20 @@ impl Backend {
         }
     }
 
-    /// Whether this CPU has the instructions the backend needs.
+    /// Whether this CPU has the instructions the backend needs (without the
+    /// `std` feature: whether the build enables them).
+    // Without `std` the tests are constants, which clippy would fold.
+    #[allow(clippy::nonminimal_bool, clippy::eq_op)]
     pub fn cpu_supports(self) -> bool {
         match self {
             Backend::Scalar => true,
             Backend::Avx512 => {
                 #[cfg(target_arch = "x86_64")]
                 {
-                    std::arch::is_x86_feature_detected!("avx512f")
-                        && std::arch::is_x86_feature_detected!("avx512bw")
-                        && std::arch::is_x86_feature_detected!("avx512vl")
-                        && std::arch::is_x86_feature_detected!("avx512dq")
+                    x86_has!("avx512f")
+                        && x86_has!("avx512bw")
+                        && x86_has!("avx512vl")
+                        && x86_has!("avx512dq")
                 }
                 #[cfg(not(target_arch = "x86_64"))]
                 {
@@ -52,7 +55,7 @@ impl Backend {
             Backend::Avx2 => {
                 #[cfg(target_arch = "x86_64")]
                 {
-                    std::arch::is_x86_feature_detected!("avx2")
+                    x86_has!("avx2")
                 }
                 #[cfg(not(target_arch = "x86_64"))]
                 {
@@ -62,7 +65,7 @@ impl Backend {
             Backend::Neon => {
                 #[cfg(target_arch = "aarch64")]
                 {
-                    std::arch::is_aarch64_feature_detected!("neon")
+                    aarch64_has!("neon")
                 }
                 #[cfg(not(target_arch = "aarch64"))]
                 {

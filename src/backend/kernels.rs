@@ -8,6 +8,7 @@ use super::memory::RowMoves;
 use super::{ring, scalar};
 use crate::field::Field;
 use crate::transform::ButterflyKind;
+use alloc::vec::Vec;
 
 /// One register group, as a kernel sees it.
 #[derive(Clone, Copy, Debug)]

@@ -178,6 +178,13 @@ mod tests {
     use super::*;
     use crate::backend::scalar;
     use crate::field::{MlDsa, MlKem};
+    #[allow(unused_imports)]
+    use alloc::{
+        borrow::ToOwned,
+        boxed::Box,
+        string::{String, ToString},
+        vec::Vec,
+    };
 
     fn worst_case<F: LatticeField>(kind: ButterflyKind, layers: usize, input_bound: u32)
     where

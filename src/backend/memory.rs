@@ -15,7 +15,6 @@
 //! every tile's rows itself, and hands each tile out exactly once.
 
 use core::marker::PhantomData;
-use rayon::prelude::*;
 
 use crate::transform::bit_reverse;
 
@@ -124,11 +123,7 @@ impl<'a, F: Copy + Send + Sync> StridedTiles<'a, F> {
             blocks_owned: 1,
             _tile: PhantomData,
         };
-        if parallel {
-            (0..tiles).into_par_iter().for_each(|t| f(make(t)));
-        } else {
-            (0..tiles).for_each(|t| f(make(t)));
-        }
+        crate::par::for_each_index(parallel, tiles, 1, |t| f(make(t)));
     }
 
     /// Calls `f` once for every tile of the *first* block; each such tile
@@ -155,11 +150,7 @@ impl<'a, F: Copy + Send + Sync> StridedTiles<'a, F> {
             blocks_owned: blocks,
             _tile: PhantomData,
         };
-        if parallel {
-            (0..per_block).into_par_iter().for_each(|t| f(make(t)));
-        } else {
-            (0..per_block).for_each(|t| f(make(t)));
-        }
+        crate::par::for_each_index(parallel, per_block, 1, |t| f(make(t)));
     }
 }
 
@@ -396,7 +387,7 @@ pub fn bit_reverse_rows<F: Copy + Send + Sync>(
         return;
     }
     let ptr = SharedPtr(data.as_mut_ptr());
-    (0..rows).into_par_iter().with_min_len(64).for_each(|i| {
+    crate::par::for_each_index(true, rows, 64, |i| {
         let j = bit_reverse(i, log_rows);
         if i < j {
             let base = ptr.get();
@@ -425,11 +416,7 @@ pub fn bit_reverse_rows_from<F: Copy + Send + Sync>(
         let j = bit_reverse(k, log_rows);
         row.copy_from_slice(&source[j * width..(j + 1) * width]);
     };
-    if parallel {
-        out.par_chunks_exact_mut(width).enumerate().for_each(copy);
-    } else {
-        out.chunks_exact_mut(width).enumerate().for_each(copy);
-    }
+    crate::par::for_each_chunk(parallel, out, width, copy);
 }
 
 /// Calls `f((t, chunk t))` for each of the `chunk`-element chunks of `data`
@@ -463,14 +450,10 @@ pub fn for_each_chunk_bit_reversed<F: Send>(
         let chunk = unsafe { core::slice::from_raw_parts_mut(ptr.get().add(t * chunk), chunk) };
         f((t, chunk));
     };
-    if parallel {
-        // Runs of up to 16 consecutive k per split keep each thread's visits
-        // adjacent, while still leaving two runs per thread to balance.
-        let run = (count / (2 * rayon::current_num_threads())).clamp(1, 16);
-        (0..count).into_par_iter().with_min_len(run).for_each(visit);
-    } else {
-        (0..count).for_each(visit);
-    }
+    // Runs of up to 16 consecutive k per split keep each thread's visits
+    // adjacent, while still leaving two runs per thread to balance.
+    let run = (count / (2 * crate::par::current_num_threads())).clamp(1, 16);
+    crate::par::for_each_index(parallel, count, run, visit);
     true
 }
 
@@ -604,6 +587,13 @@ impl<'a, F: Copy> RowsTo<'a, F> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[allow(unused_imports)]
+    use alloc::{
+        borrow::ToOwned,
+        boxed::Box,
+        string::{String, ToString},
+        vec::Vec,
+    };
     use std::sync::Mutex;
 
     #[test]

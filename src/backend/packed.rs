@@ -10,6 +10,7 @@
 
 use crate::backend::{GroupKernel, RowMoves};
 use crate::field::Field;
+use alloc::vec::Vec;
 
 /// A SIMD register of field elements with the arithmetic butterflies need.
 /// Methods are only called from kernels compiled with the backend's target

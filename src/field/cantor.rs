@@ -7,6 +7,7 @@
 //! transform in this basis). With it W_i(v_i) = 1, so Ŵ_i = W_i.
 
 use super::Gf2_64;
+use alloc::vec::Vec;
 
 /// The parity selector that picks one of the two roots.
 const ROOT_SELECTOR: u64 = 0x4e80_9da0_7cce_fae7;
@@ -16,8 +17,8 @@ const ROOT_SELECTOR: u64 = 0x4e80_9da0_7cce_fae7;
 pub fn cantor_basis(dim: usize) -> Vec<Gf2_64> {
     assert!(dim <= 64, "GF(2^64) has a Cantor basis of 64 elements");
     // Grown on demand and kept: a plan of 2^k rows needs the first k.
-    static BASIS: std::sync::Mutex<Vec<Gf2_64>> = std::sync::Mutex::new(Vec::new());
-    let mut basis = BASIS.lock().unwrap_or_else(|e| e.into_inner());
+    static BASIS: crate::sync::Mutex<Vec<Gf2_64>> = crate::sync::Mutex::new(Vec::new());
+    let mut basis = BASIS.lock();
     extend_cantor_basis(&mut basis, dim);
     basis[..dim].to_vec()
 }

@@ -258,6 +258,13 @@ impl From<BabyBear> for BabyBear4 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[allow(unused_imports)]
+    use alloc::{
+        borrow::ToOwned,
+        boxed::Box,
+        string::{String, ToString},
+        vec::Vec,
+    };
 
     #[test]
     fn conversions_accept_exactly_the_canonical_values() {

@@ -9,6 +9,7 @@
 //! [`ExtensionOf::as_base_slice_mut`].
 
 use super::{impl_field_ops, BinaryField, ExtensionOf, Field, Gf2_64};
+use alloc::vec::Vec;
 
 /// An element of GF(2^192) as a cubic extension of GF(2^64).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -8,6 +8,7 @@
 //! otherwise.
 
 use super::{impl_field_ops, BinaryField, Field};
+use alloc::vec::Vec;
 
 /// An element of GF(2^64).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -81,14 +82,14 @@ pub(crate) const FOLD_TOP_NIBBLE: [u8; 16] = {
 pub fn clmul(a: u64, b: u64) -> (u64, u64) {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("pclmulqdq") {
+        if x86_has!("pclmulqdq") {
             // SAFETY: pclmulqdq (and the SSE2 baseline of x86-64) was detected just above.
             return unsafe { clmul_pclmulqdq(a, b) };
         }
     }
     #[cfg(target_arch = "aarch64")]
     {
-        if std::arch::is_aarch64_feature_detected!("aes") {
+        if aarch64_has!("aes") {
             // SAFETY: the `aes` extension (which provides PMULL) was detected just above.
             return unsafe { clmul_pmull(a, b) };
         }

@@ -13,6 +13,7 @@
 //! [`Field::Twiddle`] (a twiddle prepared once at plan time, e.g. in Montgomery
 //! form, so that the hot loop multiplies by it with one reduction).
 
+use alloc::vec::Vec;
 mod babybear4;
 mod cantor;
 mod convert;

@@ -277,6 +277,13 @@ impl<P: MontyParams> TwoAdicField for Monty31<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[allow(unused_imports)]
+    use alloc::{
+        borrow::ToOwned,
+        boxed::Box,
+        string::{String, ToString},
+        vec::Vec,
+    };
 
     /// `shoup` against its definition (a division) at the edges and at
     /// spread-out values, for both 31-bit fields.

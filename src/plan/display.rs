@@ -6,6 +6,7 @@
 use super::{Pass, PassKind, Plan, Step, Threads};
 use crate::backend::Kernels;
 use crate::transform::ButterflyKind;
+use alloc::{string::String, string::ToString};
 use core::fmt;
 
 fn bytes(n: usize) -> String {
@@ -136,9 +137,14 @@ impl<F: Kernels> fmt::Display for Plan<F> {
             Threads::All => "all".to_string(),
             Threads::Count(n) => n.to_string(),
         };
+        let serial = if self.threads != Threads::Count(1) && !self.uses_threads() {
+            " (runs on the calling thread: no pass has two tiles of 64 KiB in all, no row move of 4 MiB)"
+        } else {
+            ""
+        };
         writeln!(
             f,
-            "backend    {}, threads: {threads}",
+            "backend    {}, threads: {threads}{serial}",
             self.backend().name()
         )?;
         let b = self.budgets;

@@ -13,9 +13,8 @@ use super::passes::PassRun;
 use super::{Pass, PassKind, Plan, Step};
 use crate::backend::{bit_reverse_rows, bit_reverse_rows_from, Kernels};
 use crate::error::Error;
+use crate::sync::Mutex;
 use core::ops::Range;
-use rayon::prelude::*;
-use std::sync::Mutex;
 
 /// Where tiles get scratch from.
 pub(super) enum Scratch<'s, F: Kernels> {
@@ -40,6 +39,14 @@ pub(super) enum Source<'a, F> {
     /// the whole input of an out-of-place run).
     Buffer(&'a [F]),
 }
+
+/// The smallest row move (bit reversal, fold, transpose) of a plan whose
+/// passes are all one tile that is worth a hand-off to a pool: a move is a
+/// memory sweep, and handing a run to rayon and waiting for it took 25 µs
+/// on a 2-core Xeon, more than splitting a move of under 4 MiB saves
+/// (2^13 rows × 56 BabyBear columns, 1.8 MiB in one tile plus a bit
+/// reversal: 832 µs on one thread, 1,064 µs on two).
+const PARALLEL_MOVE_BYTES: usize = 4 << 20;
 
 impl<F: Kernels> Plan<F> {
     /// Runs the transform in place on `data` (rows × lanes × batch elements,
@@ -132,28 +139,49 @@ impl<F: Kernels> Plan<F> {
         assert_eq!(src.len(), dst.len());
         let chunk = ((256 << 10) / core::mem::size_of::<F>().max(1)).max(1);
         let parallel = |dst: &mut [F]| {
-            dst.par_chunks_mut(chunk)
-                .zip(src.par_chunks(chunk))
-                .for_each(|(d, s)| d.copy_from_slice(s))
+            crate::par::for_each_chunk_pair(true, dst, src, chunk, |d, s| d.copy_from_slice(s))
         };
+        let small = core::mem::size_of_val(src) < 1 << 16;
         match (&self.pool, self.threads) {
             (_, super::Threads::Count(1)) => dst.copy_from_slice(src),
+            _ if small => dst.copy_from_slice(src),
             (Some(pool), _) => pool.install(|| parallel(dst)),
             (None, _) => parallel(dst),
         }
     }
 
     fn run(&self, data: &mut [F], source: Source<'_, F>, scratch: &Scratch<'_, F>) {
-        self.on_threads(|threads| self.run_steps(data, source, scratch, threads));
+        self.on_threads(self.uses_threads(), |threads| {
+            self.run_steps(data, source, scratch, threads)
+        });
     }
 
-    /// Runs `f(threads)` on this plan's threads: `threads` says whether
-    /// passes may spread their tiles over the (installed) rayon pool.
-    pub(super) fn on_threads(&self, f: impl FnOnce(bool) + Send) {
-        match (&self.pool, self.threads) {
-            (_, super::Threads::Count(1)) => f(false),
-            (Some(pool), _) => pool.install(|| f(true)),
-            (None, _) => f(true),
+    /// Whether a run of this plan spreads work over threads: a pass split
+    /// into tiles (several, of at least 64 KiB in all), or a row move (bit
+    /// reversal, fold, transpose) of at least [`PARALLEL_MOVE_BYTES`].
+    /// Otherwise it runs on the calling thread whatever its thread setting:
+    /// handing a run to a pool and waiting for it costs more than it saves
+    /// (the plan's text says so).
+    pub(crate) fn uses_threads(&self) -> bool {
+        let split = self
+            .steps
+            .iter()
+            .any(|s| matches!(s, Step::Pass(p) if p.parallel));
+        let moves = self.steps.iter().any(|s| matches!(s, Step::BitReverse))
+            || !self.fold.is_empty()
+            || self.lane_major();
+        self.threads != super::Threads::Count(1)
+            && (split || (moves && self.cost.data_bytes >= PARALLEL_MOVE_BYTES))
+    }
+
+    /// Runs `f(threads)`: on this plan's threads when `parallel_work` (the
+    /// plan's pool installed, `threads` true: passes may spread their tiles
+    /// over it), else on the calling thread with `threads` false.
+    pub(super) fn on_threads(&self, parallel_work: bool, f: impl FnOnce(bool) + Send) {
+        match (&self.pool, parallel_work) {
+            (_, false) => f(false),
+            (Some(pool), true) => pool.install(|| f(true)),
+            (None, true) => f(true),
         }
     }
 

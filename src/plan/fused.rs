@@ -104,7 +104,7 @@ impl<F: Kernels> Plan<F> {
         evals: Option<&[F]>,
         scratch: &super::scratch::ScratchPool<F>,
     ) {
-        self.on_threads(|threads| {
+        self.on_threads(self.uses_threads() || encode.uses_threads(), |threads| {
             let n = self.len();
             let inverse = 0..self.steps.len() - 1;
             let coefficients = match evals {

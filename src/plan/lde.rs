@@ -34,6 +34,7 @@ use crate::backend::{Backend, Kernels};
 use crate::error::Error;
 use crate::field::{BinaryField, TwoAdicField};
 use crate::transform::{AdditiveLde, Basis, CosetLde, Lde, LogBlowup, Order, Transform};
+use alloc::vec::Vec;
 use core::fmt;
 
 /// A planned low-degree extension, coset ([`CosetLde`]) or additive

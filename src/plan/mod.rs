@@ -28,6 +28,7 @@
 //! injector, which allocates a block of 63 job slots when one fills: about
 //! one allocation per 63 runs.
 
+use alloc::vec::Vec;
 mod display;
 mod execute;
 mod fused;
@@ -51,8 +52,8 @@ pub use settings::{Budgets, Threads};
 
 use crate::backend::{Backend, Checked, Kernels, LazyBounds};
 use crate::transform::{ButterflyKind, Transform};
+use alloc::sync::Arc;
 use core::ops::Range;
-use std::sync::Arc;
 
 /// A group's twiddles in the order its kernel reads them: one equal-sized
 /// table per super-block (block of the group's first layer).
@@ -183,7 +184,7 @@ pub struct Plan<F: Kernels> {
     /// The backend, checked for `F` on this CPU: the token its kernels take.
     kernels: Checked<F>,
     threads: Threads,
-    pool: Option<Arc<rayon::ThreadPool>>,
+    pool: Option<Arc<crate::par::Pool>>,
     budgets: Budgets,
     scratch: scratch::ScratchPool<F>,
     cost: Cost,

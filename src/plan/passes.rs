@@ -8,7 +8,6 @@ use crate::backend::{
     StridedTiles,
 };
 use crate::transform::bit_reverse;
-use rayon::prelude::*;
 
 /// One pass as it runs: which step it is, where its tiles get scratch,
 /// and whether they spread over threads.
@@ -139,10 +138,8 @@ impl<F: Kernels> Plan<F> {
                 let reversed = matches!(source, Some(SourceRows::BitReversed(_)));
                 if reversed && for_each_chunk_bit_reversed(data, tile_len, parallel, run) {
                     // Visited so that consecutive tiles read adjacent rows.
-                } else if parallel {
-                    data.par_chunks_mut(tile_len).enumerate().for_each(run);
                 } else {
-                    data.chunks_mut(tile_len).enumerate().for_each(run);
+                    crate::par::for_each_chunk(parallel, data, tile_len, run);
                 }
             }
             PassKind::Gathered => {
@@ -194,9 +191,7 @@ impl<F: Kernels> Plan<F> {
                     };
                     match scratch {
                         Scratch::Pool => self.scratch.with_like(like, work),
-                        Scratch::Caller(s) => {
-                            work(&mut s.lock().unwrap_or_else(|e| e.into_inner()))
-                        }
+                        Scratch::Caller(s) => work(&mut s.lock()),
                     }
                 });
             }

@@ -7,7 +7,8 @@ use crate::backend::{Backend, Kernels};
 use crate::error::Error;
 use crate::field::{BinaryField, Field, TwoAdicField};
 use crate::transform::{AdditiveLde, ButterflyKind, CosetLde, Schedule, Transform};
-use std::sync::Arc;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
 
 /// Checks that the allocator can provide a plan's own tables before any of
 /// them is built: the twiddles of the schedule and their copy in kernel order
@@ -198,7 +199,7 @@ impl Planner {
 
     /// The shared pool of a `Threads::Count(n ≥ 2)` setting; none for one
     /// thread or rayon's global pool; an error for zero.
-    fn pool(&self) -> Result<Option<Arc<rayon::ThreadPool>>, Error> {
+    fn pool(&self) -> Result<Option<Arc<crate::par::Pool>>, Error> {
         match self.threads {
             Threads::Count(0) => Err(Error::Threads {
                 reason: "thread count must be at least 1".into(),
@@ -414,10 +415,18 @@ fn cost<F: Kernels>(
     })
 }
 
-#[cfg(test)]
+// Thread pools exist with `std` only.
+#[cfg(all(test, feature = "std"))]
 mod tests {
     use super::*;
     use crate::field::BabyBear;
+    #[allow(unused_imports)]
+    use alloc::{
+        borrow::ToOwned,
+        boxed::Box,
+        string::{String, ToString},
+        vec::Vec,
+    };
 
     #[test]
     fn plans_with_the_same_thread_count_share_one_pool() {

@@ -12,6 +12,7 @@ use crate::backend::Backend;
 use crate::error::Error;
 use crate::field::{MlDsa, MlKem};
 use crate::transform::{NttOrder, Reduction};
+use alloc::boxed::Box;
 
 /// ML-KEM's NTT-domain products (FIPS 203 Algorithms 11 and 12,
 /// MultiplyNTTs and BaseCaseMultiply) with `vpmaddwd` sums on AVX2 and

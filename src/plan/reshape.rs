@@ -3,7 +3,6 @@
 
 use super::Plan;
 use crate::backend::{transpose_rows_from, Kernels};
-use rayon::prelude::*;
 
 impl<F: Kernels> Plan<F> {
     /// A pruned transform's fold: kept row r of each item receives
@@ -36,15 +35,10 @@ impl<F: Kernels> Plan<F> {
             .zip(input.chunks_exact(source_item))
         {
             let chunk_len = CHUNK_ROWS * lanes;
-            if threads && self.cost.data_bytes >= 1 << 16 {
-                item.par_chunks_mut(chunk_len)
-                    .enumerate()
-                    .for_each(|(c, out)| fold_rows((c * CHUNK_ROWS, out), src));
-            } else {
-                item.chunks_mut(chunk_len)
-                    .enumerate()
-                    .for_each(|(c, out)| fold_rows((c * CHUNK_ROWS, out), src));
-            }
+            let parallel = threads && self.cost.data_bytes >= 1 << 16;
+            crate::par::for_each_chunk(parallel, item, chunk_len, |(c, out)| {
+                fold_rows((c * CHUNK_ROWS, out), src)
+            });
         }
     }
 
@@ -65,15 +59,8 @@ impl<F: Kernels> Plan<F> {
             let block = |(b, dst): (usize, &mut [F])| {
                 transpose_rows_from(src, self.source_rows, b * BLOCK_ROWS, dst, lanes)
             };
-            if threads && self.cost.data_bytes >= 1 << 16 {
-                head.par_chunks_mut(BLOCK_ROWS * lanes)
-                    .enumerate()
-                    .for_each(block);
-            } else {
-                head.chunks_mut(BLOCK_ROWS * lanes)
-                    .enumerate()
-                    .for_each(block);
-            }
+            let parallel = threads && self.cost.data_bytes >= 1 << 16;
+            crate::par::for_each_chunk(parallel, head, BLOCK_ROWS * lanes, block);
         }
     }
 }

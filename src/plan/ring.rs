@@ -9,6 +9,7 @@ use crate::backend::{Checked, Kernels};
 use crate::error::Error;
 use crate::field::{MlDsa, MlKem};
 use crate::transform::{Direction, NttOrder, Reduction, Transform};
+use alloc::vec::Vec;
 
 /// The ring kernel of a plan whose only group holds whole polynomials, if
 /// the field has one; an error if the transform asks for a lazy output or

@@ -4,7 +4,8 @@
 //! more threads at once than that grows the pool once).
 
 use crate::error::Error;
-use std::sync::Mutex;
+use crate::sync::Mutex;
+use alloc::vec::Vec;
 
 pub(super) struct ScratchPool<F> {
     /// Elements handed out per buffer; each buffer holds [`slack`] more, so
@@ -53,7 +54,7 @@ impl<F: Copy + Default> ScratchPool<F> {
     /// kernels' re-framed registers are aligned in both
     /// (`backend::packed::Packed::ALIGN`).
     pub(super) fn with_like<R>(&self, like: usize, f: impl FnOnce(&mut [F]) -> R) -> R {
-        let taken = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let taken = self.free.lock().pop();
         let mut buf = taken.unwrap_or_else(|| vec![F::default(); self.len + slack::<F>()]);
         // Bytes from the buffer's phase to `like`'s, in whole elements
         // (else the buffer's start: an element size that does not divide
@@ -66,10 +67,7 @@ impl<F: Copy + Default> ScratchPool<F> {
             0
         };
         let result = f(&mut buf[offset..offset + self.len]);
-        self.free
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(buf);
+        self.free.lock().push(buf);
         result
     }
 }

@@ -2,7 +2,11 @@
 //! rayon pools plans run on.
 
 use crate::error::Error;
-use std::sync::{Arc, Mutex, Weak};
+use alloc::sync::Arc;
+#[cfg(feature = "std")]
+use alloc::{string::ToString, vec::Vec};
+#[cfg(feature = "std")]
+use std::sync::{Mutex, Weak};
 
 /// Cache sizes the planner fits tiles into, in bytes (per thread).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,14 +29,16 @@ pub struct Budgets {
 
 impl Budgets {
     /// Budgets read from the OS (Linux sysfs), falling back to 32 KiB /
-    /// 1 MiB / 32 MiB.
+    /// 1 MiB / 32 MiB (always, without the `std` feature).
     pub fn detect() -> Self {
+        #[allow(unused_mut)]
         let mut b = Budgets {
             register_values: None,
             l1: 32 << 10,
             l2: 1 << 20,
             l3: 32 << 20,
         };
+        #[cfg(feature = "std")]
         for index in 0..8 {
             let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{index}");
             let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).ok();
@@ -76,6 +82,7 @@ impl Budgets {
 /// share: plans hold it, the registry only a weak reference, so a pool ends
 /// with the last plan using it. Before, every such plan (both plans of an
 /// LDE, every shape a Plonky3 drop-in cached) started threads of its own.
+#[cfg(feature = "std")]
 pub(super) fn shared_pool(n: usize) -> Result<Arc<rayon::ThreadPool>, Error> {
     static POOLS: Mutex<Vec<(usize, Weak<rayon::ThreadPool>)>> = Mutex::new(Vec::new());
     let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
@@ -98,6 +105,7 @@ pub(super) fn shared_pool(n: usize) -> Result<Arc<rayon::ThreadPool>, Error> {
 /// thread that started late would allocate its work queue during some later
 /// `execute`, which promises no allocation after its first run (beyond
 /// rayon's injector blocks, one per 63 hand-offs).
+#[cfg(feature = "std")]
 fn started_pool(n: usize) -> Result<rayon::ThreadPool, Error> {
     // rayon quietly caps a pool's size; waiting for more threads than it
     // starts would never end.
@@ -131,6 +139,13 @@ fn started_pool(n: usize) -> Result<rayon::ThreadPool, Error> {
     Ok(pool)
 }
 
+/// Without `std` there are no threads to start: every plan runs on the
+/// calling thread, with the same bits as on n threads.
+#[cfg(not(feature = "std"))]
+pub(super) fn shared_pool(_n: usize) -> Result<Arc<crate::par::Pool>, Error> {
+    Ok(Arc::new(crate::par::Pool))
+}
+
 /// How many threads execution may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Threads {
@@ -145,7 +160,7 @@ impl Threads {
     /// a plan fills its pool with.
     pub(crate) fn workers(self) -> usize {
         match self {
-            Threads::All => rayon::current_num_threads(),
+            Threads::All => crate::par::current_num_threads(),
             Threads::Count(n) => n,
         }
     }

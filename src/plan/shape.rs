@@ -4,6 +4,7 @@
 use super::{Group, Pass, PassKind};
 use crate::field::Field;
 use crate::transform::{ButterflyKind, Schedule};
+use alloc::vec::Vec;
 
 /// Consecutive bytes a gathered pass moves at a time: 4 cache lines, so every
 /// run is whole lines and the hardware prefetcher sees a stream.

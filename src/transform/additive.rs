@@ -10,6 +10,7 @@
 
 use super::Transform;
 use crate::field::BinaryField;
+use alloc::vec::Vec;
 
 /// The basis of an additive transform's domain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

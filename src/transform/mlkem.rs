@@ -110,6 +110,13 @@ pub fn multiply_ntts_reference(a: &[MlKem; 256], b: &[MlKem; 256]) -> [MlKem; 25
 mod tests {
     use super::{multiply_ntts, multiply_ntts_reference};
     use crate::field::{Field, MlKem};
+    #[allow(unused_imports)]
+    use alloc::{
+        borrow::ToOwned,
+        boxed::Box,
+        string::{String, ToString},
+        vec::Vec,
+    };
 
     /// The portable product against FIPS 203's literal algorithm, on
     /// worst-case, edge and random inputs (the SIMD products are checked

@@ -23,6 +23,7 @@
 //! never changes what they compute. The [`reference`](mod@reference) module evaluates every
 //! transform by its O(n²) definition.
 
+use alloc::{string::String, vec::Vec};
 mod additive;
 mod lde;
 pub mod mldsa;

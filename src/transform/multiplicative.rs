@@ -11,6 +11,7 @@
 
 use super::{bit_reverse, Direction, Transform};
 use crate::field::{Field, TwoAdicField};
+use alloc::vec::Vec;
 
 /// Per-layer, per-block twiddles of a cyclic DFT (inverted for the inverse).
 pub(super) fn cyclic_twiddles<F: TwoAdicField>(t: &Transform<F>) -> Vec<Vec<F>> {

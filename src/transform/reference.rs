@@ -16,6 +16,7 @@ use super::additive::SubspacePolys;
 use super::{bit_reverse, Direction, Order, Transform};
 use crate::error::Error;
 use crate::field::{BinaryField, Field, TwoAdicField};
+use alloc::vec::Vec;
 
 /// Evaluates `spec` on `input` (rows × lanes × batch, the plan's input
 /// layout) by the definition, column by column.

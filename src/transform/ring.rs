@@ -117,6 +117,13 @@ pub(crate) fn mlkem_gamma_exponent(residue: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[allow(unused_imports)]
+    use alloc::{
+        borrow::ToOwned,
+        boxed::Box,
+        string::{String, ToString},
+        vec::Vec,
+    };
 
     #[test]
     fn permuted_order_is_a_permutation_that_keeps_residues_together() {

@@ -108,8 +108,12 @@ fn multi_group_gathered_passes_agree_bit_for_bit() {
     checked +=
         check(Transform::<BabyBear>::dft_encode(12, LogBlowup(2), BabyBear::new(7)).lanes(32));
     checked += check(Transform::<Goldilocks>::idft(12).lanes(8));
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-    assert!(checked > 0, "no SIMD backend ran");
+    // Without `std` a SIMD backend runs only where the build enables it.
+    let expected = cfg!(all(
+        feature = "std",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ));
+    assert!(checked > 0 || !expected, "no SIMD backend ran");
 }
 
 #[test]

@@ -574,6 +574,7 @@ fn detected_budgets_are_ordered_and_nonzero() {
 /// Where Linux describes the caches, `Budgets::detect` reports exactly the
 /// data (or unified) cache sizes of cpu0 per level.
 #[test]
+#[cfg(feature = "std")]
 fn detected_budgets_match_sysfs() {
     let mut expected = [None; 4];
     for index in 0..8 {
@@ -809,4 +810,36 @@ fn one_thread_plans_do_not_claim_parallel_passes() {
     let (one, two) = (text(1), text(2));
     assert!(!one.contains("parallel"), "{one}");
     assert!(two.matches("parallel").count() >= 2, "{two}");
+}
+
+/// A plan with nothing worth a hand-off (one tile per pass, a small bit
+/// reversal) runs on the calling thread whatever its thread setting, and
+/// says so; one whose passes split into tiles does not. Both give the bits
+/// of one thread.
+#[test]
+fn small_plans_run_on_the_calling_thread_and_say_so() {
+    let small = Transform::<BabyBear>::dft(9).lanes(56);
+    let split = Transform::<BabyBear>::dft(12).lanes(8);
+    let roomy = Budgets::fixed(32 << 10, 1 << 20, 8 << 20);
+    let tight = Budgets::fixed(8 << 10, 32 << 10, 256 << 10);
+    for (spec, budgets, serial) in [(small, roomy, true), (split, tight, false)] {
+        let plan = |n| {
+            Planner::new()
+                .backend(Backend::Scalar)
+                .threads(Threads::Count(n))
+                .budgets(budgets)
+                .plan(&spec)
+                .unwrap()
+        };
+        let (one, two) = (plan(1), plan(2));
+        let text = two.to_string();
+        assert_eq!(text.contains("runs on the calling thread"), serial, "{text}");
+        assert!(!one.to_string().contains("runs on the calling thread"));
+        assert_eq!(text.contains(", parallel"), !serial, "{text}");
+        let input = Rng(5).vec::<BabyBear>(one.len());
+        let (mut a, mut b) = (input.clone(), input);
+        one.execute(&mut a).unwrap();
+        two.execute(&mut b).unwrap();
+        assert!(a == b);
+    }
 }

@@ -806,6 +806,13 @@ impl Packed for PackedGoldilocks {
 #[cfg(test)]
 mod tests {
     use super::{FOLD_CARRY, FOLD_OWN, FOLD_WRAP};
+    #[allow(unused_imports)]
+    use alloc::{
+        borrow::ToOwned,
+        boxed::Box,
+        string::{String, ToString},
+        vec::Vec,
+    };
 
     /// `vgf2p8affineqb` on one byte, as the instruction reference defines
     /// it: output bit i is the parity of the matrix's byte 7 − i AND the input.

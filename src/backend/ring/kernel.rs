@@ -349,6 +349,13 @@ fn finish_inverse<L: RingLanes, const CANONICAL: bool>(r: &mut [L; 16]) {
 mod tests {
     use super::super::tables::Shape;
     use super::*;
+    #[allow(unused_imports)]
+    use alloc::{
+        borrow::ToOwned,
+        boxed::Box,
+        string::{String, ToString},
+        vec::Vec,
+    };
 
     #[test]
     fn permuted_slots_match_the_permuted_order() {

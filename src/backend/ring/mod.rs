@@ -30,6 +30,7 @@
 /// indices are constants, so arrays of registers indexed by them stay in
 /// registers (a closure the inliner declines would leave them on the
 /// stack, as it did for ML-DSA's 16-register blocks).
+use alloc::{string::String, vec::Vec};
 macro_rules! unroll {
     ($n:expr, $i:ident => $body:block) => {
         unroll!(@each $n, $i, $body, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
@@ -375,6 +376,13 @@ pub(crate) const fn kem_inverse_reduces_sums_after(step: usize, any_input: bool)
 mod tests {
     use super::*;
     use crate::field::mlkem::Q;
+    #[allow(unused_imports)]
+    use alloc::{
+        borrow::ToOwned,
+        boxed::Box,
+        string::{String, ToString},
+        vec::Vec,
+    };
 
     /// The largest |word| through ML-KEM's inverse under the register
     /// kernels' schedule, checked against `i16`: Barrett leaves ≤ 1664

@@ -7,6 +7,7 @@
 use crate::field::LatticeField;
 use crate::field::{MlDsa, MlKem};
 use crate::transform::ring::{from_permuted, to_permuted, Ring};
+use alloc::vec::Vec;
 
 /// The word arithmetic a portable kernel needs, per field.
 pub(crate) trait PortableRing: LatticeField + Ring {

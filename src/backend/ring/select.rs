@@ -7,6 +7,7 @@ use super::{portable, RingFns, RingKernel, RingMode};
 use super::{DsaMontgomery, KemMontgomery};
 use crate::backend::{Backend, Checked};
 use crate::field::{MlDsa, MlKem};
+use alloc::{string::String, string::ToString, vec::Vec};
 
 /// The table of a SIMD kernel for `mode`.
 fn simd_table<T: TwiddleVectors>(mode: RingMode, heap: &[T::Word], scale: T::Word) -> Vec<T::Word> {
@@ -218,7 +219,7 @@ pub(crate) fn mldsa(
 pub(crate) fn kem_products(backend: Checked<MlKem>) -> &'static super::products::KemProductFns {
     match backend.backend() {
         #[cfg(target_arch = "x86_64")]
-        Backend::Avx512 if std::arch::is_x86_feature_detected!("avx512vnni") => {
+        Backend::Avx512 if x86_has!("avx512vnni") => {
             &crate::backend::avx512::products::kem_vnni::FNS
         }
         #[cfg(target_arch = "x86_64")]

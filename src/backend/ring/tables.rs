@@ -2,6 +2,7 @@
 //! vectors a kernel reads, in the order it reads them.
 
 use crate::field::{mldsa, mlkem};
+use alloc::vec::Vec;
 
 /// How a field's twiddles become table vectors on one ISA (plan-time code,
 /// no intrinsics).
@@ -294,7 +295,9 @@ impl<W: BarrettWord, const LANES: usize, const BLOCK: usize, const BITS: u32>
         let q = W::Q;
         let r = W::plain(w).rem_euclid(q);
         let w = if r > q / 2 { r - q } else { r };
-        let wt = ((w as f64) * (1u64 << (BITS - 1)) as f64 / q as f64).round() as i64;
+        // round(w·2^(BITS−1)/q) in integers (q is odd: never a tie).
+        let scaled = i128::from(w) << (BITS - 1);
+        let wt = (2 * scaled + i128::from(q)).div_euclid(2 * i128::from(q)) as i64;
         (W::from_i64(w), W::from_i64(wt))
     }
 }
