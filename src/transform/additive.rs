@@ -8,9 +8,62 @@
 //! t = Ŵ_i(s) + Σ_k bit_k(β)·Ŵ_i(b_(i+1+k)): F₂-linear in β, so a layer's
 //! twiddles are subset sums of L − i − 1 values (plus the coset shift s).
 
-use super::Transform;
+use super::{Direction, Family, LogBlowup, Transform};
 use crate::field::BinaryField;
 use alloc::vec::Vec;
+
+/// The additive family's constructors over any binary field.
+impl<F: BinaryField> Transform<F> {
+    /// Additive NTT of 2^log_n rows in the standard basis:
+    /// `out[v] = Σ_j a_j X_j(v)`, natural order in and out.
+    pub fn additive_ntt(log_n: u32) -> Self {
+        let mut t = Self::new(
+            Family::Additive,
+            Direction::Forward,
+            log_n,
+            F::DEGREE.min(63) as u32,
+        );
+        t.twiddles_fn = additive_twiddles::<F>;
+        t.fold_fn = prune_fold::<F>;
+        t.reference_fn = super::reference::additive_column::<F>;
+        t
+    }
+
+    /// Inverse additive NTT (layers in reverse, inverse butterflies).
+    pub fn additive_intt(log_n: u32) -> Self {
+        let mut t = Self::additive_ntt(log_n);
+        t.direction = Direction::Inverse;
+        t
+    }
+
+    /// Reed–Solomon encode at rate 2^−log_inv_rate: the input is a message of
+    /// 2^(log_n − log_inv_rate) rows (the first coefficients; the rest are
+    /// zero), the output the 2^log_n-row codeword (`log_n` is the
+    /// codeword's size). Runs layers log_inv_rate … log_n − 1 on replicas of
+    /// the message. The inverse rate is a [`LogBlowup`], so the two sizes
+    /// cannot be swapped.
+    pub fn additive_encode(log_n: u32, log_inv_rate: LogBlowup) -> Self {
+        let mut t = Self::additive_ntt(log_n);
+        t.first_layer = log_inv_rate.0;
+        t.encode = true;
+        t
+    }
+
+    /// Skips the first `r` layers: the input is taken to be 2^r blocks, and
+    /// each block is transformed by layers r … log_n − 1 (for replicas of a
+    /// message this is the encode of that message). On an inverse it undoes
+    /// exactly that.
+    pub fn from_layer(mut self, r: u32) -> Self {
+        self.first_layer = r;
+        self
+    }
+
+    /// Chooses the basis of the domain (default: standard).
+    pub fn basis(mut self, basis: Basis) -> Self {
+        self.basis = basis;
+        self
+    }
+}
 
 /// The basis of an additive transform's domain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

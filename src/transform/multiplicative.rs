@@ -9,9 +9,79 @@
 //! Inverse transforms use the inverse of each twiddle (Gentleman–Sande) and
 //! a final scale of 2^−(layers run).
 
-use super::{bit_reverse, Direction, Transform};
+use super::{bit_reverse, Direction, Family, LogBlowup, Transform};
 use crate::field::{Field, TwoAdicField};
 use alloc::vec::Vec;
+
+/// The multiplicative families' constructors over any two-adic field.
+impl<F: TwoAdicField> Transform<F> {
+    /// Cyclic DFT of 2^log_n rows: `out[k] = Σ_j a_j ω^(jk)` with
+    /// ω = `F::two_adic_generator(log_n)` (Plonky3's choice of root).
+    pub fn dft(log_n: u32) -> Self {
+        let mut t = Self::new(
+            Family::Cyclic,
+            Direction::Forward,
+            log_n,
+            F::TWO_ADICITY as u32,
+        );
+        t.order_settable = true;
+        t.shift = F::one();
+        t.twiddles_fn = cyclic_twiddles::<F>;
+        t.reference_fn = super::reference::cyclic_column::<F>;
+        t
+    }
+
+    /// Inverse cyclic DFT: `a_j = n⁻¹ Σ_k A_k ω^(−jk)`.
+    pub fn idft(log_n: u32) -> Self {
+        let mut t = Self::dft(log_n);
+        t.direction = Direction::Inverse;
+        t.scale_fn = inverse_scale::<F>;
+        t
+    }
+
+    /// Coset DFT: `out[k] = Σ_j a_j (shift·ω^k)^j`, the evaluations on
+    /// `shift · ⟨ω⟩` (Plonky3's `coset_dft_batch`).
+    pub fn coset_dft(log_n: u32, shift: F) -> Self {
+        Self::dft(log_n).shift(shift)
+    }
+
+    /// Inverse coset DFT: coefficients from evaluations on `shift · ⟨ω⟩`.
+    pub fn coset_idft(log_n: u32, shift: F) -> Self {
+        Self::idft(log_n).shift(shift)
+    }
+
+    /// Reed–Solomon encode over a coset: the input is the 2^(log_n −
+    /// log_blowup) coefficients of each column (the rest zero), the output
+    /// their evaluations on `shift · ⟨ω_(2^log_n)⟩` (`log_n` is the
+    /// codeword's size). The first log_blowup layers of the zero-padded
+    /// transform only copy, so they are not run: the first pass reads the
+    /// message for every replica block. The blowup is a [`LogBlowup`], so
+    /// the two sizes cannot be swapped.
+    pub fn dft_encode(log_n: u32, log_blowup: LogBlowup, shift: F) -> Self {
+        let mut t = Self::dft(log_n).shift(shift);
+        t.first_layer = log_blowup.0;
+        t.encode = true;
+        t
+    }
+
+    /// [`Transform::dft`] from a size `n`, which must be a power of two.
+    pub fn dft_of_len(n: usize) -> Self {
+        let mut t = Self::dft(n.checked_ilog2().unwrap_or(0));
+        if !n.is_power_of_two() {
+            t.bad_len = Some(n);
+        }
+        t
+    }
+
+    /// [`Transform::idft`] from a size `n`, which must be a power of two.
+    pub fn idft_of_len(n: usize) -> Self {
+        let mut t = Self::idft(n.checked_ilog2().unwrap_or(0));
+        if !n.is_power_of_two() {
+            t.bad_len = Some(n);
+        }
+        t
+    }
+}
 
 /// Per-layer, per-block twiddles of a cyclic DFT (inverted for the inverse).
 pub(super) fn cyclic_twiddles<F: TwoAdicField>(t: &Transform<F>) -> Vec<Vec<F>> {

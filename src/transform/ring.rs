@@ -23,7 +23,56 @@
 //! permutation keeps adjacent, so products take either order (with the
 //! residues' γ laid out to match); ML-DSA's are coefficient-wise.
 
-use super::bit_reverse;
+use super::{bit_reverse, Direction, Family, Transform};
+use crate::field::{MlDsa, MlKem};
+
+impl Transform<MlKem> {
+    /// The ML-KEM NTT, FIPS 203 Algorithm 9: 256 coefficients, 7 Cooley–Tukey
+    /// layers with twiddle ζ^BitRev7(k), ζ = 17; output in the standard's
+    /// (bit-reversed) order of 128 degree-1 residues.
+    pub fn negacyclic_forward() -> Self {
+        let mut t = Self::new(Family::Negacyclic, Direction::Forward, 8, 8);
+        t.layer_end = Some(7);
+        t.negacyclic_root = MlKem::new(17);
+        t.permuted_address = |c| permuted_address(c, 2, 1);
+        t.twiddles_fn = super::multiplicative::negacyclic_twiddles::<MlKem>;
+        t.reference_fn = super::reference::negacyclic_column::<MlKem>;
+        t
+    }
+
+    /// The inverse ML-KEM NTT, FIPS 203 Algorithm 10 (Gentleman–Sande layers,
+    /// then × 128⁻¹ = 3303).
+    pub fn negacyclic_inverse() -> Self {
+        let mut t = Self::negacyclic_forward();
+        t.direction = Direction::Inverse;
+        t.scale_fn = super::multiplicative::inverse_scale::<MlKem>;
+        t
+    }
+}
+
+impl Transform<MlDsa> {
+    /// The ML-DSA NTT, FIPS 204 Algorithm 41: 256 coefficients, 8
+    /// Cooley–Tukey layers with twiddle ζ^BitRev8(k), ζ = 1753; output
+    /// `ŵ[i] = w(ζ^(2·BitRev8(i)+1))`.
+    pub fn negacyclic_forward() -> Self {
+        let mut t = Self::new(Family::Negacyclic, Direction::Forward, 8, 8);
+        t.layer_end = Some(8);
+        t.negacyclic_root = MlDsa::new(1753);
+        t.permuted_address = |c| permuted_address(c, 4, 0);
+        t.twiddles_fn = super::multiplicative::negacyclic_twiddles::<MlDsa>;
+        t.reference_fn = super::reference::negacyclic_column::<MlDsa>;
+        t
+    }
+
+    /// The inverse ML-DSA NTT, FIPS 204 Algorithm 42 (Gentleman–Sande layers,
+    /// then × 256⁻¹ = 8347681).
+    pub fn negacyclic_inverse() -> Self {
+        let mut t = Self::negacyclic_forward();
+        t.direction = Direction::Inverse;
+        t.scale_fn = super::multiplicative::inverse_scale::<MlDsa>;
+        t
+    }
+}
 
 /// How far a lattice transform reduces its outputs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
