@@ -18,6 +18,11 @@ use core::marker::PhantomData;
 
 use crate::transform::bit_reverse;
 
+mod reorder;
+pub use reorder::{
+    bit_reverse_rows, bit_reverse_rows_from, for_each_chunk_bit_reversed, transpose_rows_from,
+};
+
 /// The tiles of one gathered pass over a buffer of whole blocks.
 pub struct StridedTiles<'a, F> {
     data: SharedPtr<F>,
@@ -263,93 +268,6 @@ impl<'t, F: Copy> TileRows<'t, F> {
     }
 }
 
-/// Rows `first_row ..` of a lane-major `source` (column c is
-/// `source[c·source_rows .. (c+1)·source_rows]`) written row-major into `dst`
-/// (`dst.len() / width` rows of `width`), in blocks of rows so that each
-/// column is read in runs of whole cache lines.
-pub fn transpose_rows_from<F: Copy>(
-    source: &[F],
-    source_rows: usize,
-    first_row: usize,
-    dst: &mut [F],
-    width: usize,
-) {
-    const BLOCK_ROWS: usize = 8;
-    let rows = dst.len() / width;
-    for (b, block) in dst.chunks_mut(BLOCK_ROWS * width).enumerate() {
-        let start = first_row + b * BLOCK_ROWS;
-        let block_rows = block.len() / width;
-        if block_rows == BLOCK_ROWS {
-            // Eight rows at a time: one 8-element run per column, then the
-            // rows, with no index that the compiler cannot see in bounds.
-            for (lane, column) in source.chunks_exact(source_rows).take(width).enumerate() {
-                let run: [F; BLOCK_ROWS] = column[start..start + BLOCK_ROWS]
-                    .try_into()
-                    .expect("eight rows");
-                for (row, v) in block.chunks_exact_mut(width).zip(run) {
-                    row[lane] = v;
-                }
-            }
-        } else {
-            for (r, row) in block.chunks_exact_mut(width).enumerate() {
-                for (x, column) in row.iter_mut().zip(source.chunks_exact(source_rows)) {
-                    *x = column[start + r];
-                }
-            }
-        }
-    }
-    debug_assert_eq!(rows * width, dst.len());
-}
-
-/// Copies `src` to `dst` with non-temporal stores where the target has them
-/// (x86-64: `movntdq` for the 16-byte-aligned middle), plain copies for the
-/// unaligned ends and elsewhere. Callers end a run of these with
-/// [`store_fence`] before others read the data.
-///
-/// # Safety
-/// `dst` is valid for writes of `src.len()` elements and does not overlap
-/// `src`.
-unsafe fn stream_copy<F: Copy>(dst: *mut F, src: &[F]) {
-    let bytes = core::mem::size_of_val(src);
-    let (d, s) = (dst.cast::<u8>(), src.as_ptr().cast::<u8>());
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    {
-        let head = d.align_offset(16).min(bytes);
-        let lines = (bytes - head) / 16;
-        // SAFETY: head + 16·lines ≤ bytes, inside both buffers (caller), which
-        // do not overlap. The asm copies bytes as they are (it never
-        // interprets them, so any `F`, padding included, is copied exactly);
-        // dst + head is 16-byte aligned as `movntdq` requires; SSE2 is part
-        // of x86-64.
-        unsafe {
-            core::ptr::copy_nonoverlapping(s, d, head);
-            if lines > 0 {
-                core::arch::asm!(
-                    "2:",
-                    "movdqu {x}, xmmword ptr [{s}]",
-                    "movntdq xmmword ptr [{d}], {x}",
-                    "add {s}, 16",
-                    "add {d}, 16",
-                    "dec {n}",
-                    "jnz 2b",
-                    s = inout(reg) s.add(head) => _,
-                    d = inout(reg) d.add(head) => _,
-                    n = inout(reg) lines => _,
-                    x = out(xmm_reg) _,
-                    options(nostack),
-                );
-            }
-            let done = head + 16 * lines;
-            core::ptr::copy_nonoverlapping(s.add(done), d.add(done), bytes - done);
-        }
-    }
-    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-    // SAFETY: the caller's contract.
-    unsafe {
-        core::ptr::copy_nonoverlapping(s, d, bytes)
-    }
-}
-
 /// Orders earlier streaming stores before later stores (`sfence`), so rows
 /// written through [`TileRows::rows_to_streaming`] are visible to whoever
 /// is handed them next.
@@ -359,102 +277,6 @@ pub fn store_fence() {
     unsafe {
         core::arch::x86_64::_mm_sfence()
     }
-}
-
-/// Permutes the rows of `data` (2^log_rows rows × `width`) into bit-reversed
-/// order, in place, on the rayon pool if `parallel`.
-pub fn bit_reverse_rows<F: Copy + Send + Sync>(
-    data: &mut [F],
-    width: usize,
-    log_rows: usize,
-    parallel: bool,
-) {
-    // Checked: a wrapped size could match `data.len()` with rows beyond it,
-    // which the parallel swaps below reach through raw pointers.
-    let rows = 1usize.checked_shl(log_rows as u32).unwrap_or(0);
-    assert!(
-        rows > 0 && rows.checked_mul(width) == Some(data.len()),
-        "data is 2^log_rows rows"
-    );
-    if !parallel {
-        for i in 0..rows {
-            let j = bit_reverse(i, log_rows);
-            if i < j {
-                let (lo, hi) = data.split_at_mut(j * width);
-                lo[i * width..(i + 1) * width].swap_with_slice(&mut hi[..width]);
-            }
-        }
-        return;
-    }
-    let ptr = SharedPtr(data.as_mut_ptr());
-    crate::par::for_each_index(true, rows, 64, |i| {
-        let j = bit_reverse(i, log_rows);
-        if i < j {
-            let base = ptr.get();
-            // SAFETY: rows i and j = BitRev(i) are in bounds (checked length);
-            // bit reversal pairs every row with exactly one partner, and only
-            // the smaller index of a pair swaps it, so no row is reached from
-            // two iterations, and the two rows of a pair are distinct (i < j).
-            unsafe {
-                let a = core::slice::from_raw_parts_mut(base.add(i * width), width);
-                let b = core::slice::from_raw_parts_mut(base.add(j * width), width);
-                a.swap_with_slice(b);
-            }
-        }
-    });
-}
-
-/// `out[row k] = source[row BitRev(k)]`, parallel over rows when `parallel`.
-pub fn bit_reverse_rows_from<F: Copy + Send + Sync>(
-    source: &[F],
-    out: &mut [F],
-    width: usize,
-    log_rows: usize,
-    parallel: bool,
-) {
-    let copy = |(k, row): (usize, &mut [F])| {
-        let j = bit_reverse(k, log_rows);
-        row.copy_from_slice(&source[j * width..(j + 1) * width]);
-    };
-    crate::par::for_each_chunk(parallel, out, width, copy);
-}
-
-/// Calls `f((t, chunk t))` for each of the `chunk`-element chunks of `data`
-/// (a power of two of them), visiting chunk t = BitRev(k) for k = 0, 1, …
-/// (rayon splits the k range when `parallel`).
-///
-/// A deep pass that reads its rows bit-reversed from a source visits its
-/// blocks this way: block t reads the source rows ≡ BitRev(t) modulo the
-/// block count, so consecutive visits read adjacent rows and share their
-/// pages (and TLB entries) and prefetched lines, where block order would jump
-/// a page per row. Returns `false`, calling nothing, when the chunks do not
-/// tile `data` as a power of two of them.
-pub fn for_each_chunk_bit_reversed<F: Send>(
-    data: &mut [F],
-    chunk: usize,
-    parallel: bool,
-    f: impl Fn((usize, &mut [F])) + Sync + Send,
-) -> bool {
-    let count = data.len().checked_div(chunk).unwrap_or(0);
-    if !count.is_power_of_two() || count * chunk != data.len() {
-        return false;
-    }
-    let log = count.trailing_zeros() as usize;
-    let ptr = SharedPtr(data.as_mut_ptr());
-    let visit = |k: usize| {
-        let t = bit_reverse(k, log);
-        // SAFETY: t < count, so chunk t lies inside `data` (count · chunk =
-        // len), which is borrowed mutably for this call; bit reversal is a
-        // bijection on 0..count, so each chunk is made exactly once and no
-        // two calls (or threads) reach the same element.
-        let chunk = unsafe { core::slice::from_raw_parts_mut(ptr.get().add(t * chunk), chunk) };
-        f((t, chunk));
-    };
-    // Runs of up to 16 consecutive k per split keep each thread's visits
-    // adjacent, while still leaving two runs per thread to balance.
-    let run = (count / (2 * crate::par::current_num_threads())).clamp(1, 16);
-    crate::par::for_each_index(parallel, count, run, visit);
-    true
 }
 
 /// Rows of another buffer, `pitch` elements apart, that a register group
@@ -581,6 +403,55 @@ impl<'a, F: Copy> RowsTo<'a, F> {
                 dst.copy_from_slice(src);
             }
         }
+    }
+}
+
+/// Copies `src` to `dst` with non-temporal stores where the target has them
+/// (x86-64: `movntdq` for the 16-byte-aligned middle), plain copies for the
+/// unaligned ends and elsewhere. Callers end a run of these with
+/// [`store_fence`] before others read the data.
+///
+/// # Safety
+/// `dst` is valid for writes of `src.len()` elements and does not overlap
+/// `src`.
+unsafe fn stream_copy<F: Copy>(dst: *mut F, src: &[F]) {
+    let bytes = core::mem::size_of_val(src);
+    let (d, s) = (dst.cast::<u8>(), src.as_ptr().cast::<u8>());
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        let head = d.align_offset(16).min(bytes);
+        let lines = (bytes - head) / 16;
+        // SAFETY: head + 16·lines ≤ bytes, inside both buffers (caller), which
+        // do not overlap. The asm copies bytes as they are (it never
+        // interprets them, so any `F`, padding included, is copied exactly);
+        // dst + head is 16-byte aligned as `movntdq` requires; SSE2 is part
+        // of x86-64.
+        unsafe {
+            core::ptr::copy_nonoverlapping(s, d, head);
+            if lines > 0 {
+                core::arch::asm!(
+                    "2:",
+                    "movdqu {x}, xmmword ptr [{s}]",
+                    "movntdq xmmword ptr [{d}], {x}",
+                    "add {s}, 16",
+                    "add {d}, 16",
+                    "dec {n}",
+                    "jnz 2b",
+                    s = inout(reg) s.add(head) => _,
+                    d = inout(reg) d.add(head) => _,
+                    n = inout(reg) lines => _,
+                    x = out(xmm_reg) _,
+                    options(nostack),
+                );
+            }
+            let done = head + 16 * lines;
+            core::ptr::copy_nonoverlapping(s.add(done), d.add(done), bytes - done);
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    // SAFETY: the caller's contract.
+    unsafe {
+        core::ptr::copy_nonoverlapping(s, d, bytes)
     }
 }
 

@@ -1,0 +1,177 @@
+//! Goldilocks on AVX-512: 8 canonical elements per zmm.
+
+use super::*;
+
+/// Goldilocks (p = 2^64 − 2^32 + 1): 8 canonical elements per zmm. Products
+/// are built from four `vpmuludq` of 32-bit halves and reduced as the scalar
+/// field reduces (2^64 ≡ 2^32 − 1, 2^96 ≡ −1), carries and borrows as masks;
+/// `min(x, x − p)` makes every result canonical. Bit-identical to the scalar
+/// field.
+#[derive(Clone, Copy)]
+pub(crate) struct PackedGoldilocks(__m512i);
+
+/// A Goldilocks twiddle register: w and its high 32-bit halves.
+#[derive(Clone, Copy)]
+pub(crate) struct GoldilocksTwiddle {
+    w: __m512i,
+    w_hi: __m512i,
+}
+
+use crate::field::Goldilocks;
+
+impl PackedGoldilocks {
+    #[inline(always)]
+    fn prime() -> __m512i {
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe { _mm512_set1_epi64(Goldilocks::MODULUS as i64) }
+    }
+
+    #[inline(always)]
+    fn epsilon() -> __m512i {
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe { _mm512_set1_epi64(0xffff_ffff) }
+    }
+
+    /// x mod p for x < 2^64 (one conditional subtraction).
+    #[inline(always)]
+    fn canonical(x: __m512i) -> __m512i {
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe { _mm512_min_epu64(x, _mm512_sub_epi64(x, Self::prime())) }
+    }
+
+    #[inline(always)]
+    fn twiddle(w: __m512i) -> GoldilocksTwiddle {
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe {
+            GoldilocksTwiddle {
+                w,
+                w_hi: _mm512_srli_epi64::<32>(w),
+            }
+        }
+    }
+}
+
+impl Packed for PackedGoldilocks {
+    type F = Goldilocks;
+    const LANES: usize = 8;
+    type Twiddle = GoldilocksTwiddle;
+    pair_methods!(load_pair_64, store_pair_64, Self);
+
+    #[inline(always)]
+    fn load(s: &[Goldilocks], n: usize) -> Self {
+        assert!(n <= 8 && s.len() >= n);
+        // SAFETY: AVX-512 F was detected before any kernel runs; the masked
+        // load reads only the first n elements (`repr(transparent)` u64s),
+        // which are in bounds.
+        unsafe {
+            Self(_mm512_maskz_loadu_epi64(
+                lanes_mask(n) as u8,
+                s.as_ptr().cast(),
+            ))
+        }
+    }
+
+    #[inline(always)]
+    fn store(self, s: &mut [Goldilocks], n: usize) {
+        assert!(n <= 8 && s.len() >= n);
+        // SAFETY: as in `load`; the masked store writes only n elements, all
+        // canonical (every operation returns canonical values).
+        unsafe { _mm512_mask_storeu_epi64(s.as_mut_ptr().cast(), lanes_mask(n) as u8, self.0) }
+    }
+
+    #[inline(always)]
+    fn store_streaming(self, s: &mut [Self::F]) {
+        stream_64(self.0, s)
+    }
+
+    #[inline(always)]
+    fn broadcast(w: Goldilocks) -> GoldilocksTwiddle {
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        Self::twiddle(unsafe { _mm512_set1_epi64(w.value() as i64) })
+    }
+
+    #[inline(always)]
+    fn add(self, b: Self) -> Self {
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe {
+            // a + b = a − (p − b): no borrow iff a + b ≥ p, and then that
+            // difference is a + b − p < p; on borrow, adding p back gives
+            // a + b < p. Four instructions, one fewer than a carry fix-up
+            // followed by a conditional subtraction.
+            let p = Self::prime();
+            let nb = _mm512_sub_epi64(p, b.0);
+            let t = _mm512_sub_epi64(self.0, nb);
+            let borrow = _mm512_cmplt_epu64_mask(self.0, nb);
+            Self(_mm512_mask_add_epi64(t, borrow, t, p))
+        }
+    }
+
+    #[inline(always)]
+    fn sub(self, b: Self) -> Self {
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe {
+            let d = _mm512_sub_epi64(self.0, b.0);
+            let borrow = _mm512_cmplt_epu64_mask(self.0, b.0);
+            Self(_mm512_mask_add_epi64(d, borrow, d, Self::prime()))
+        }
+    }
+
+    #[inline(always)]
+    fn mul(self, t: GoldilocksTwiddle) -> Self {
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe {
+            let a = self.0;
+            let a_hi = _mm512_srli_epi64::<32>(a);
+            // The 128-bit product from 32-bit halves; no sum below overflows.
+            let ll = _mm512_mul_epu32(a, t.w);
+            let lh = _mm512_mul_epu32(a, t.w_hi);
+            let hl = _mm512_mul_epu32(a_hi, t.w);
+            let hh = _mm512_mul_epu32(a_hi, t.w_hi);
+            let eps = Self::epsilon();
+            let mid = _mm512_add_epi64(lh, _mm512_srli_epi64::<32>(ll));
+            let mid2 = _mm512_add_epi64(hl, _mm512_and_si512(mid, eps));
+            let lo = _mm512_mask_blend_epi32(0xAAAA, ll, _mm512_slli_epi64::<32>(mid2));
+            let hi = _mm512_add_epi64(
+                _mm512_add_epi64(hh, _mm512_srli_epi64::<32>(mid)),
+                _mm512_srli_epi64::<32>(mid2),
+            );
+            // lo − hi_hi (mod p): on borrow subtract 2^32 − 1.
+            let hi_hi = _mm512_srli_epi64::<32>(hi);
+            let t0 = _mm512_sub_epi64(lo, hi_hi);
+            let borrow = _mm512_cmplt_epu64_mask(lo, hi_hi);
+            let t0 = _mm512_mask_sub_epi64(t0, borrow, t0, eps);
+            // + hi_lo·(2^32 − 1): on carry add 2^32 − 1.
+            let t1 = _mm512_mul_epu32(hi, eps);
+            let t2 = _mm512_add_epi64(t0, t1);
+            let carry = _mm512_cmplt_epu64_mask(t2, t1);
+            let t2 = _mm512_mask_add_epi64(t2, carry, t2, eps);
+            Self(Self::canonical(t2))
+        }
+    }
+
+    #[inline(always)]
+    fn exchange(self, b: Self, bit: usize) -> (Self, Self) {
+        let [ia, ib] = &EXCHANGE_64[bit];
+        (
+            Self(permute2_64(self.0, ia, b.0)),
+            Self(permute2_64(self.0, ib, b.0)),
+        )
+    }
+
+    #[inline(always)]
+    fn load_twiddles(w: &[Goldilocks], shift: usize) -> GoldilocksTwiddle {
+        let n = 8 >> shift;
+        assert!(w.len() >= n);
+        // SAFETY: AVX-512 F was detected before any kernel runs; the masked
+        // load reads only the first n twiddles, which are in bounds.
+        unsafe {
+            let v = _mm512_maskz_loadu_epi64(lanes_mask(n) as u8, w.as_ptr().cast());
+            Self::twiddle(permute2_64(v, &SPREAD_64[shift], v))
+        }
+    }
+
+    #[inline(always)]
+    fn twiddle_is_trivial(w: &Goldilocks) -> bool {
+        *w == Goldilocks::ONE
+    }
+}

@@ -1,0 +1,205 @@
+//! The 31-bit Montgomery fields (BabyBear, KoalaBear) on AVX-512: 16
+//! elements per zmm, Shoup products.
+
+use super::*;
+
+/// A twiddle register for [`PackedMonty31`], for Shoup's multiplication: the
+/// twiddle's plain value w (not its Montgomery word) and its Shoup quotient
+/// k = ⌊w·2^32/p⌋, whose odd lanes are also kept in the even positions
+/// (`vpmuludq` reads even lanes). For a broadcast twiddle the two copies of
+/// k are the same register. Both come from the Montgomery word without a
+/// division, as [`Monty31::shoup`] derives them.
+#[derive(Clone, Copy)]
+pub(crate) struct MontyTwiddle {
+    w: __m512i,
+    k: __m512i,
+    k_odd: __m512i,
+}
+
+/// `a`, hidden from the optimizer (an empty `asm!` block; the identity under
+/// Miri, which cannot run `asm!`).
+///
+/// # Safety
+/// The CPU must have AVX-512 F.
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn opaque(a: __m512i) -> __m512i {
+    #[cfg(not(miri))]
+    {
+        let mut a = a;
+        // SAFETY: the template is empty: the register is read and written
+        // back unchanged, nothing else is touched.
+        unsafe {
+            core::arch::asm!("/* {0} */", inout(zmm_reg) a, options(pure, nomem, nostack, preserves_flags));
+        }
+        a
+    }
+    #[cfg(miri)]
+    {
+        a
+    }
+}
+
+/// The high 32-bit halves of the 64-bit lanes of `even` (into the even
+/// positions) and of `odd` (kept in the odd positions).
+#[inline(always)]
+fn high_halves(even: __m512i, odd: __m512i) -> __m512i {
+    // One `vpermt2d` (LLVM turns a merging `vmovshdup` into two `vshufps`).
+    const HIGH: [u32; 16] = [1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31];
+    permute2_32(even, &HIGH, odd)
+}
+
+/// The odd 32-bit lanes of `a`, moved to the even positions.
+#[inline(always)]
+fn odd_lanes(a: __m512i) -> __m512i {
+    // SAFETY: AVX-512 F was detected before any kernel runs.
+    unsafe { _mm512_castps_si512(_mm512_movehdup_ps(_mm512_castsi512_ps(a))) }
+}
+
+/// A 31-bit Montgomery field (BabyBear, KoalaBear): 16 elements per zmm.
+/// Elements stay in Montgomery form; products by twiddles use Shoup's
+/// method with the twiddle's plain value w and quotient k = ⌊w·2^32/p⌋
+/// ([`MontyTwiddle`]): q = ⌊a·k/2^32⌋ from two `vpmuludq` (even and odd
+/// lanes) and one merging shuffle, r = a·w − q·p from two `vpmulld`, and
+/// `min(r, r − p)` brings [0, 2p) to [0, p). That is two multiplies and
+/// one shuffle fewer than a Montgomery reduction of a·w̃. Sums and
+/// differences use the same `min` trick. Bit-identical to the scalar
+/// Montgomery product.
+#[derive(Clone, Copy)]
+pub(crate) struct PackedMonty31<P: MontyParams>(__m512i, core::marker::PhantomData<P>);
+
+use crate::field::{Monty31, MontyParams};
+
+impl<P: MontyParams> PackedMonty31<P> {
+    #[inline(always)]
+    fn wrap(v: __m512i) -> Self {
+        Self(v, core::marker::PhantomData)
+    }
+
+    #[inline(always)]
+    fn prime() -> __m512i {
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe { _mm512_set1_epi32(P::PRIME as i32) }
+    }
+}
+
+impl<P: MontyParams> Packed for PackedMonty31<P> {
+    type F = Monty31<P>;
+    const LANES: usize = 16;
+    type Twiddle = MontyTwiddle;
+    pair_methods!(load_pair_32, store_pair_32, Self::wrap);
+
+    #[inline(always)]
+    fn load(s: &[Self::F], n: usize) -> Self {
+        assert!(n <= 16 && s.len() >= n);
+        // SAFETY: AVX-512 F was detected before any kernel runs; the masked
+        // load reads only the first n elements, which are in bounds.
+        unsafe { Self::wrap(_mm512_maskz_loadu_epi32(lanes_mask(n), s.as_ptr().cast())) }
+    }
+
+    #[inline(always)]
+    fn store(self, s: &mut [Self::F], n: usize) {
+        assert!(n <= 16 && s.len() >= n);
+        // SAFETY: as in `load`; the masked store writes only n elements.
+        unsafe { _mm512_mask_storeu_epi32(s.as_mut_ptr().cast(), lanes_mask(n), self.0) }
+    }
+
+    #[inline(always)]
+    fn store_streaming(self, s: &mut [Self::F]) {
+        stream_64(self.0, s)
+    }
+
+    #[inline(always)]
+    fn broadcast(w: Self::F) -> MontyTwiddle {
+        let (plain, k) = w.shoup();
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe {
+            // Opaque, so LLVM does not see a splat it can multiply as 64 bits.
+            let k = opaque(_mm512_set1_epi32(k as i32));
+            MontyTwiddle {
+                w: _mm512_set1_epi32(plain as i32),
+                k,
+                k_odd: k,
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn add(self, b: Self) -> Self {
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe {
+            let t = _mm512_add_epi32(self.0, b.0);
+            Self::wrap(_mm512_min_epu32(t, _mm512_sub_epi32(t, Self::prime())))
+        }
+    }
+
+    #[inline(always)]
+    fn sub(self, b: Self) -> Self {
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe {
+            let t = _mm512_sub_epi32(self.0, b.0);
+            Self::wrap(_mm512_min_epu32(t, _mm512_add_epi32(t, Self::prime())))
+        }
+    }
+
+    #[inline(always)]
+    fn mul(self, t: MontyTwiddle) -> Self {
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe {
+            let p = Self::prime();
+            let a = self.0;
+            // Shoup: q = ⌊a·k/2^32⌋ from the high halves of the even and odd
+            // 64-bit products, then r = a·w − q·p (mod 2^32) lies in [0, 2p)
+            // and one `min` makes it canonical. a·w̃·2^−32 ≡ a·w (mod p), so
+            // this is the Montgomery product bit for bit.
+            let q = high_halves(
+                _mm512_mul_epu32(a, t.k),
+                _mm512_mul_epu32(odd_lanes(a), t.k_odd),
+            );
+            let r = _mm512_sub_epi32(_mm512_mullo_epi32(a, t.w), _mm512_mullo_epi32(q, p));
+            Self::wrap(_mm512_min_epu32(r, _mm512_sub_epi32(r, p)))
+        }
+    }
+
+    #[inline(always)]
+    fn exchange(self, b: Self, bit: usize) -> (Self, Self) {
+        let [ia, ib] = &EXCHANGE_32[bit];
+        (
+            Self::wrap(permute2_32(self.0, ia, b.0)),
+            Self::wrap(permute2_32(self.0, ib, b.0)),
+        )
+    }
+
+    #[inline(always)]
+    fn load_twiddles(w: &[Self::F], shift: usize) -> MontyTwiddle {
+        let n = 16 >> shift;
+        assert!(w.len() >= n);
+        // SAFETY: AVX-512 F was detected before any kernel runs; the masked
+        // load reads only the first n twiddles (u32 Montgomery forms,
+        // `Monty31` is `repr(transparent)`), which are in bounds.
+        unsafe {
+            let v = _mm512_maskz_loadu_epi32(lanes_mask(n), w.as_ptr().cast());
+            let m = permute2_32(v, &SPREAD_32[shift], v);
+            let neg_p_inv = _mm512_set1_epi32(Monty31::<P>::P_INV.wrapping_neg() as i32);
+            let k = _mm512_mullo_epi32(m, neg_p_inv);
+            let k_odd = odd_lanes(k);
+            // w = (k·p + w̃) / 2^32, exactly, on the even and the odd lanes.
+            let p = Self::prime();
+            let even = _mm512_add_epi64(
+                _mm512_mul_epu32(k, p),
+                _mm512_and_si512(m, _mm512_set1_epi64(0xffff_ffff)),
+            );
+            let odd = _mm512_add_epi64(_mm512_mul_epu32(k_odd, p), _mm512_srli_epi64::<32>(m));
+            MontyTwiddle {
+                w: high_halves(even, odd),
+                k,
+                k_odd,
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn twiddle_is_trivial(w: &Self::F) -> bool {
+        *w == Monty31::<P>::ONE
+    }
+}
