@@ -833,7 +833,11 @@ fn small_plans_run_on_the_calling_thread_and_say_so() {
         };
         let (one, two) = (plan(1), plan(2));
         let text = two.to_string();
-        assert_eq!(text.contains("runs on the calling thread"), serial, "{text}");
+        assert_eq!(
+            text.contains("runs on the calling thread"),
+            serial,
+            "{text}"
+        );
         assert!(!one.to_string().contains("runs on the calling thread"));
         assert_eq!(text.contains(", parallel"), !serial, "{text}");
         let input = Rng(5).vec::<BabyBear>(one.len());
