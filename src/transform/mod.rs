@@ -11,11 +11,11 @@
 //! ```
 //!
 //! The twiddle *schedule* is what tells the families apart:
-//! - cyclic DFT over a [`TwoAdicField`]: block k of layer ℓ uses ω^brv(k)
+//! - cyclic DFT over a [`TwoAdicField`](crate::field::TwoAdicField): block k of layer ℓ uses ω^brv(k)
 //!   (the polynomial-remainder tree of x^n − 1), natural input → bit-reversed
 //!   output; natural output is a bit-reversal permutation after the layers;
 //! - negacyclic (FIPS 203 / 204): block k of layer ℓ uses ζ^BitRev(2^ℓ + k);
-//! - additive (Lin–Chung–Han novel basis, [`BinaryField`]): block β of layer ℓ
+//! - additive (Lin–Chung–Han novel basis, [`BinaryField`](crate::field::BinaryField)): block β of layer ℓ
 //!   uses Σ_k bit_k(β)·Ŵ_i(b_(i+1+k)) with i = d − ℓ − 1.
 //!
 //! Inverses run the same layers in reverse with the inverse butterfly. A
