@@ -138,6 +138,12 @@ pub mod plan;
 #[cfg(feature = "plonky3")]
 pub mod plonky3;
 mod sync;
+/// What the unit tests use of `alloc` (the crate is `no_std`, so its
+/// prelude has none of it).
+#[cfg(test)]
+mod test_prelude {
+    pub(crate) use alloc::vec::Vec;
+}
 pub mod transform;
 
 pub use backend::{Backend, Checked, Kernels};

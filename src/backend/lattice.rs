@@ -179,12 +179,7 @@ mod tests {
     use crate::backend::scalar;
     use crate::field::{MlDsa, MlKem};
     #[allow(unused_imports)]
-    use alloc::{
-        borrow::ToOwned,
-        boxed::Box,
-        string::{String, ToString},
-        vec::Vec,
-    };
+    use crate::test_prelude::*;
 
     fn worst_case<F: LatticeField>(kind: ButterflyKind, layers: usize, input_bound: u32)
     where

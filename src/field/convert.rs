@@ -259,12 +259,7 @@ impl From<BabyBear> for BabyBear4 {
 mod tests {
     use super::*;
     #[allow(unused_imports)]
-    use alloc::{
-        borrow::ToOwned,
-        boxed::Box,
-        string::{String, ToString},
-        vec::Vec,
-    };
+    use crate::test_prelude::*;
 
     #[test]
     fn conversions_accept_exactly_the_canonical_values() {

@@ -278,12 +278,7 @@ impl<P: MontyParams> TwoAdicField for Monty31<P> {
 mod tests {
     use super::*;
     #[allow(unused_imports)]
-    use alloc::{
-        borrow::ToOwned,
-        boxed::Box,
-        string::{String, ToString},
-        vec::Vec,
-    };
+    use crate::test_prelude::*;
 
     /// `shoup` against its definition (a division) at the edges and at
     /// spread-out values, for both 31-bit fields.

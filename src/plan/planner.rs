@@ -421,12 +421,7 @@ mod tests {
     use super::*;
     use crate::field::BabyBear;
     #[allow(unused_imports)]
-    use alloc::{
-        borrow::ToOwned,
-        boxed::Box,
-        string::{String, ToString},
-        vec::Vec,
-    };
+    use crate::test_prelude::*;
 
     #[test]
     fn plans_with_the_same_thread_count_share_one_pool() {

@@ -111,12 +111,7 @@ mod tests {
     use super::{multiply_ntts, multiply_ntts_reference};
     use crate::field::{Field, MlKem};
     #[allow(unused_imports)]
-    use alloc::{
-        borrow::ToOwned,
-        boxed::Box,
-        string::{String, ToString},
-        vec::Vec,
-    };
+    use crate::test_prelude::*;
 
     /// The portable product against FIPS 203's literal algorithm, on
     /// worst-case, edge and random inputs (the SIMD products are checked

@@ -167,12 +167,7 @@ pub(crate) fn mlkem_gamma_exponent(residue: usize) -> u64 {
 mod tests {
     use super::*;
     #[allow(unused_imports)]
-    use alloc::{
-        borrow::ToOwned,
-        boxed::Box,
-        string::{String, ToString},
-        vec::Vec,
-    };
+    use crate::test_prelude::*;
 
     #[test]
     fn permuted_order_is_a_permutation_that_keeps_residues_together() {

@@ -459,12 +459,7 @@ unsafe fn stream_copy<F: Copy>(dst: *mut F, src: &[F]) {
 mod tests {
     use super::*;
     #[allow(unused_imports)]
-    use alloc::{
-        borrow::ToOwned,
-        boxed::Box,
-        string::{String, ToString},
-        vec::Vec,
-    };
+    use crate::test_prelude::*;
     use std::sync::Mutex;
 
     #[test]

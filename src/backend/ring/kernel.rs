@@ -350,12 +350,7 @@ mod tests {
     use super::super::tables::Shape;
     use super::*;
     #[allow(unused_imports)]
-    use alloc::{
-        borrow::ToOwned,
-        boxed::Box,
-        string::{String, ToString},
-        vec::Vec,
-    };
+    use crate::test_prelude::*;
 
     #[test]
     fn permuted_slots_match_the_permuted_order() {

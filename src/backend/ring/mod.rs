@@ -377,12 +377,7 @@ mod tests {
     use super::*;
     use crate::field::mlkem::Q;
     #[allow(unused_imports)]
-    use alloc::{
-        borrow::ToOwned,
-        boxed::Box,
-        string::{String, ToString},
-        vec::Vec,
-    };
+    use crate::test_prelude::*;
 
     /// The largest |word| through ML-KEM's inverse under the register
     /// kernels' schedule, checked against `i16`: Barrett leaves ≤ 1664

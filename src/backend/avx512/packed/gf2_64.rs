@@ -173,12 +173,7 @@ impl Packed for PackedGf2_64 {
 mod tests {
     use super::{FOLD_CARRY, FOLD_OWN, FOLD_WRAP};
     #[allow(unused_imports)]
-    use alloc::{
-        borrow::ToOwned,
-        boxed::Box,
-        string::{String, ToString},
-        vec::Vec,
-    };
+    use crate::test_prelude::*;
 
     /// `vgf2p8affineqb` on one byte, as the instruction reference defines
     /// it: output bit i is the parity of the matrix's byte 7 − i AND the input.
