@@ -163,6 +163,12 @@ impl<F: Kernels> Plan<F> {
     /// handing a run to a pool and waiting for it costs more than it saves
     /// (the plan's text says so).
     pub(crate) fn uses_threads(&self) -> bool {
+        self.parallel_work
+    }
+
+    /// [`uses_threads`](Self::uses_threads) worked out from the plan's
+    /// steps (once, by the planner).
+    pub(super) fn wants_threads(&self) -> bool {
         let split = self
             .steps
             .iter()

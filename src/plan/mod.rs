@@ -194,6 +194,9 @@ pub struct Plan<F: Kernels> {
     /// The plan is its ring kernel and nothing else (one pass, no bit
     /// reversal): `execute` calls the kernel straight away.
     ring_direct: bool,
+    /// Runs hand their work to the pool (decided at plan time, see
+    /// [`Plan::uses_threads`]).
+    parallel_work: bool,
 }
 
 impl<F: Kernels> Plan<F> {

@@ -169,7 +169,7 @@ impl Planner {
         let twiddles = tables(&steps, &schedule, kernels.backend());
         let ring = super::ring::ring_kernel(spec, kernels, &steps, &twiddles, schedule.scale)?;
         let cost = cost::<F>(spec, &schedule, &steps, &twiddles, ring.as_ref())?;
-        Ok(Plan {
+        let mut plan = Plan {
             spec: spec.clone(),
             log_n: schedule.log_n,
             lanes: schedule.lanes,
@@ -194,7 +194,10 @@ impl Planner {
                 self.threads.workers(),
             )?,
             ring,
-        })
+            parallel_work: false,
+        };
+        plan.parallel_work = plan.wants_threads();
+        Ok(plan)
     }
 
     /// The shared pool of a `Threads::Count(n ≥ 2)` setting; none for one

@@ -26,27 +26,38 @@
 use super::{bit_reverse, Direction, Family, Transform};
 use crate::field::{MlDsa, MlKem};
 
+/// The standard NTT of a lattice ring: 256 coefficients, `layers`
+/// Cooley–Tukey layers with twiddle ζ^BitRev(k) for the root `zeta`.
+fn ring_forward<F: Ring + crate::field::LatticeField>(layers: u32, zeta: u64) -> Transform<F> {
+    let mut t = Transform::new(Family::Negacyclic, Direction::Forward, 8, 8);
+    t.layer_end = Some(layers);
+    t.negacyclic_root = F::from_u64(zeta);
+    t.permuted_address = |c| permuted_address(c, F::WORD_BYTES, F::LAST_BIT);
+    t.twiddles_fn = super::multiplicative::negacyclic_twiddles::<F>;
+    t.reference_fn = super::reference::negacyclic_column::<F>;
+    t
+}
+
+/// Its inverse: Gentleman–Sande layers, then × 2^−layers.
+fn ring_inverse<F: Ring + crate::field::LatticeField>(layers: u32, zeta: u64) -> Transform<F> {
+    let mut t = ring_forward::<F>(layers, zeta);
+    t.direction = Direction::Inverse;
+    t.scale_fn = super::multiplicative::inverse_scale::<F>;
+    t
+}
+
 impl Transform<MlKem> {
     /// The ML-KEM NTT, FIPS 203 Algorithm 9: 256 coefficients, 7 Cooley–Tukey
     /// layers with twiddle ζ^BitRev7(k), ζ = 17; output in the standard's
     /// (bit-reversed) order of 128 degree-1 residues.
     pub fn negacyclic_forward() -> Self {
-        let mut t = Self::new(Family::Negacyclic, Direction::Forward, 8, 8);
-        t.layer_end = Some(7);
-        t.negacyclic_root = MlKem::new(17);
-        t.permuted_address = |c| permuted_address(c, 2, 1);
-        t.twiddles_fn = super::multiplicative::negacyclic_twiddles::<MlKem>;
-        t.reference_fn = super::reference::negacyclic_column::<MlKem>;
-        t
+        ring_forward(7, 17)
     }
 
     /// The inverse ML-KEM NTT, FIPS 203 Algorithm 10 (Gentleman–Sande layers,
     /// then × 128⁻¹ = 3303).
     pub fn negacyclic_inverse() -> Self {
-        let mut t = Self::negacyclic_forward();
-        t.direction = Direction::Inverse;
-        t.scale_fn = super::multiplicative::inverse_scale::<MlKem>;
-        t
+        ring_inverse(7, 17)
     }
 }
 
@@ -55,22 +66,13 @@ impl Transform<MlDsa> {
     /// Cooley–Tukey layers with twiddle ζ^BitRev8(k), ζ = 1753; output
     /// `ŵ[i] = w(ζ^(2·BitRev8(i)+1))`.
     pub fn negacyclic_forward() -> Self {
-        let mut t = Self::new(Family::Negacyclic, Direction::Forward, 8, 8);
-        t.layer_end = Some(8);
-        t.negacyclic_root = MlDsa::new(1753);
-        t.permuted_address = |c| permuted_address(c, 4, 0);
-        t.twiddles_fn = super::multiplicative::negacyclic_twiddles::<MlDsa>;
-        t.reference_fn = super::reference::negacyclic_column::<MlDsa>;
-        t
+        ring_forward(8, 1753)
     }
 
     /// The inverse ML-DSA NTT, FIPS 204 Algorithm 42 (Gentleman–Sande layers,
     /// then × 256⁻¹ = 8347681).
     pub fn negacyclic_inverse() -> Self {
-        let mut t = Self::negacyclic_forward();
-        t.direction = Direction::Inverse;
-        t.scale_fn = super::multiplicative::inverse_scale::<MlDsa>;
-        t
+        ring_inverse(8, 1753)
     }
 }
 
