@@ -92,6 +92,14 @@ pub enum Error {
         /// What went wrong.
         reason: String,
     },
+    /// Text that is not a plan's text, or that this build and CPU plan
+    /// differently ([`Plan::from_text`](crate::Plan::from_text)).
+    PlanText {
+        /// The line (1-based) where reading stopped.
+        line: usize,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl fmt::Display for Error {
@@ -151,6 +159,7 @@ impl fmt::Display for Error {
                 "the {len} raw words are not all canonical {field} residues (each in [0, q))"
             ),
             Error::Threads { reason } => write!(f, "threads: {reason}"),
+            Error::PlanText { line, reason } => write!(f, "plan text, line {line}: {reason}"),
         }
     }
 }

@@ -22,6 +22,17 @@ use crate::field::{
 use crate::transform::ButterflyKind;
 use alloc::vec::Vec;
 
+/// The constructors of a packed field: the multiplicative families for
+/// Cooley–Tukey fields, the additive one for binary fields.
+macro_rules! constructors {
+    (CT) => {
+        crate::transform::Constructors::two_adic()
+    };
+    (ADD) => {
+        crate::transform::Constructors::binary()
+    };
+}
+
 /// Fields with a packed SIMD form: the generic packed kernel on AVX-512 and
 /// NEON (runs shorter than a register go to the portable kernel).
 macro_rules! packed_kernels {
@@ -30,6 +41,9 @@ macro_rules! packed_kernels {
      avx2: $avx2:ty, $avx2_lanes:literal, $avx2_name:literal,
      neon: $neon:ty, $neon_lanes:literal, $neon_name:literal) => {
         impl<$($generics)*> Kernels for $field {
+            fn constructors() -> crate::transform::Constructors<Self> {
+                constructors!($kind)
+            }
             fn has_kernels(backend: Backend) -> bool {
                 match backend {
                     Backend::Scalar => true,
@@ -203,11 +217,19 @@ packed_kernels!([] Goldilocks, kind: CT, entry: plain, clmul: false,
 
 /// Extension data is best run through a `BabyBear` plan over 4 × the lanes
 /// (`ExtensionOf::as_base_slice_mut`); a `BabyBear4` plan uses the portable kernels.
-impl Kernels for BabyBear4 {}
+impl Kernels for BabyBear4 {
+    fn constructors() -> crate::transform::Constructors<Self> {
+        crate::transform::Constructors::two_adic()
+    }
+}
 
 /// Extension data is best run through a `Gf2_64` plan over 3 × the lanes
 /// (`ExtensionOf::as_base_slice_mut`); a `Gf2_192` plan uses the portable kernels.
-impl Kernels for Gf2_192 {}
+impl Kernels for Gf2_192 {
+    fn constructors() -> crate::transform::Constructors<Self> {
+        crate::transform::Constructors::binary()
+    }
+}
 
 /// The lattice fields' kernels: whole polynomials (the NTT and its inverse
 /// over 256 coefficients, one column each) run as ring kernels on every
@@ -216,6 +238,12 @@ impl Kernels for Gf2_192 {}
 macro_rules! lattice_kernels {
     ($field:ty, $raw:ty, $layers:literal, $select:ident) => {
         impl Kernels for $field {
+            fn constructors() -> crate::transform::Constructors<Self> {
+                crate::transform::Constructors::ring(
+                    crate::Transform::<$field>::negacyclic_forward,
+                    crate::Transform::<$field>::negacyclic_inverse,
+                )
+            }
             fn has_kernels(backend: Backend) -> bool {
                 matches!(
                     backend,

@@ -53,6 +53,13 @@ mod sealed {
 /// field gets the generic scalar kernels with an empty impl; fields with
 /// SIMD kernels or deferred reductions override the methods.
 pub trait Kernels: Field + sealed::Sealed {
+    /// The transforms of this field a plan's text reads back into
+    /// ([`Plan::from_text`](crate::Plan::from_text)).
+    #[doc(hidden)]
+    fn constructors() -> crate::transform::Constructors<Self> {
+        crate::transform::Constructors::none()
+    }
+
     /// Whether `backend` has kernels for this field.
     fn has_kernels(backend: Backend) -> bool {
         backend == Backend::Scalar

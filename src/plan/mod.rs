@@ -41,6 +41,7 @@ mod ring;
 mod scratch;
 mod settings;
 mod shape;
+mod text;
 
 pub use crate::backend::ring::products::{MlDsaCache, MlKemCache};
 #[allow(deprecated)]

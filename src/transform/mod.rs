@@ -30,6 +30,7 @@ mod lde;
 pub mod mldsa;
 pub mod mlkem;
 mod multiplicative;
+mod read;
 pub mod reference;
 pub mod ring;
 
@@ -38,6 +39,8 @@ use crate::field::Field;
 
 pub use additive::Basis;
 pub use lde::{AdditiveLde, CosetLde, Lde, LogBlowup};
+#[doc(hidden)]
+pub use read::Constructors;
 pub use ring::{NttOrder, Reduction};
 
 /// Forward or inverse.

@@ -32,6 +32,16 @@ fn golden_on<F: Kernels>(backend: Backend, name: &str, spec: Transform<F>, budge
         .plan(&spec)
         .unwrap();
     compare_golden(name, format!("{plan}\n"));
+    reads_back(name, &plan);
+}
+
+/// The plan's golden text reads back into an equal plan (`Plan::from_text`).
+fn reads_back<F: Kernels>(name: &str, plan: &Plan<F>) {
+    let path = format!("{}/plans/{name}.plan", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let again = Plan::<F>::from_text(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    assert_eq!(&again, plan, "{path} reads back into another plan");
+    assert_eq!(format!("{again}\n"), text);
 }
 
 /// Compares `text` with `plans/<name>.plan` (or rewrites it, `UPDATE_PLANS=1`).
@@ -161,6 +171,16 @@ fn golden_stark_plans_avx512() {
             )
             .unwrap();
         compare_golden(name, format!("{lde}\n"));
+        // Each of its two plans reads back from its section of the text.
+        let text =
+            std::fs::read_to_string(format!("{}/plans/{name}.plan", env!("CARGO_MANIFEST_DIR")))
+                .unwrap();
+        let (_, sections) = text.split_once("-- 1 --\n").unwrap();
+        let (first, rest) = sections.split_once("-- 2 --\n").unwrap();
+        let (second, _) = rest.split_once("\npredicted").unwrap();
+        let plans = lde.plans();
+        assert_eq!(&Plan::<BabyBear>::from_text(first).unwrap(), plans[0]);
+        assert_eq!(&Plan::<BabyBear>::from_text(second).unwrap(), plans[1]);
     }
     // The binary LDE of issue 5's bench (p3-binary-dft's lde_batch shape).
     let name = "gf2_64_lde_2e18x64_rate1_cantor_avx512";
@@ -846,4 +866,116 @@ fn small_plans_run_on_the_calling_thread_and_say_so() {
         two.execute(&mut b).unwrap();
         assert!(a == b);
     }
+}
+
+/// Every kind of transform description reads back into the same spec, and
+/// its plan (scalar, small budgets: gathered and deep passes) into an equal
+/// plan, on one and two threads.
+#[test]
+fn plan_text_reads_back_for_every_transform_kind() {
+    fn check<F: Kernels>(spec: Transform<F>) {
+        for threads in [Threads::All, Threads::Count(1), Threads::Count(2)] {
+            for budgets in [tiny(), Budgets::fixed(48 << 10, 1 << 20, 32 << 20)] {
+                let plan = Planner::new()
+                    .backend(Backend::Scalar)
+                    .threads(threads)
+                    .budgets(budgets)
+                    .plan(&spec)
+                    .unwrap();
+                let text = plan.to_string();
+                let again: Plan<F> = text.parse().unwrap_or_else(|e| panic!("{text}\n{e}"));
+                assert_eq!(again.transform(), &spec);
+                assert_eq!(again, plan);
+            }
+        }
+    }
+    let shift = BabyBear::new(31);
+    check(Transform::<BabyBear>::dft(10).lanes(4));
+    check(
+        Transform::<BabyBear>::idft(11)
+            .order(Order::BitReversed)
+            .batch(3),
+    );
+    check(Transform::<KoalaBear>::coset_dft(9, KoalaBear::new(3)).lanes(2));
+    check(Transform::<BabyBear>::coset_idft(9, shift));
+    check(Transform::<BabyBear>::dft_encode(12, LogBlowup(2), shift).lanes(8));
+    check(Transform::<BabyBear>::dft(10).lanes(8).lane_major_input());
+    check(
+        Transform::<Goldilocks>::dft(12)
+            .order(Order::BitReversed)
+            .lanes(3),
+    );
+    check(Transform::<BabyBear4>::coset_dft(8, BabyBear4::from_u64(7)).lanes(2));
+    check(Transform::<Gf2_64>::additive_ntt(10).lanes(2));
+    check(Transform::<Gf2_64>::additive_intt(10).basis(Basis::Cantor));
+    check(Transform::<Gf2_64>::additive_encode(12, LogBlowup(1)).lanes(4));
+    check(Transform::<Gf2_64>::additive_ntt(10).from_layer(2).lanes(2));
+    check(
+        Transform::<Gf2_64>::additive_ntt(10)
+            .lanes(2)
+            .retain_prefix(3),
+    );
+    check(Transform::<Gf2_192>::additive_ntt(8).basis(Basis::Cantor));
+    check(Transform::<MlKem>::negacyclic_forward());
+    check(
+        Transform::<MlKem>::negacyclic_inverse()
+            .reduction(Reduction::Lazy)
+            .ntt_order(NttOrder::Permuted)
+            .batch(3),
+    );
+    check(Transform::<MlDsa>::negacyclic_forward().reduction(Reduction::Lazy));
+    check(Transform::<MlDsa>::negacyclic_inverse().batch(2));
+    check(Transform::<MlKem>::dft(7));
+}
+
+/// Text that is not a plan's, or that this CPU plans differently, is a
+/// typed error naming the line.
+#[test]
+fn plan_text_errors_name_the_line() {
+    let plan = Planner::new()
+        .backend(Backend::Scalar)
+        .budgets(tiny())
+        .plan(&Transform::<BabyBear>::dft(12).lanes(8))
+        .unwrap();
+    let text = plan.to_string();
+    let line_of = |e: Error| match e {
+        Error::PlanText { line, .. } => line,
+        other => panic!("expected a plan text error, got {other}"),
+    };
+    // Another field's text.
+    assert_eq!(
+        line_of(Plan::<Goldilocks>::from_text(&text).unwrap_err()),
+        1
+    );
+    // Garbage and truncation.
+    assert_eq!(line_of(Plan::<BabyBear>::from_text("").unwrap_err()), 1);
+    assert_eq!(
+        line_of(Plan::<BabyBear>::from_text("hello").unwrap_err()),
+        1
+    );
+    let two_lines: String = text.lines().take(2).collect::<Vec<_>>().join("\n");
+    assert_eq!(
+        line_of(Plan::<BabyBear>::from_text(&two_lines).unwrap_err()),
+        3
+    );
+    let cut: String = text.lines().take(5).collect::<Vec<_>>().join("\n");
+    assert_eq!(line_of(Plan::<BabyBear>::from_text(&cut).unwrap_err()), 6);
+    // An edited pass line: the planner would not plan it.
+    let edited = text.replacen("64 tiles", "63 tiles", 1);
+    assert_ne!(edited, text);
+    let e = Plan::<BabyBear>::from_text(&edited).unwrap_err();
+    assert!(line_of(e) >= 4);
+    // Unknown backend, unreadable budgets.
+    let e = Plan::<BabyBear>::from_text(&text.replacen("scalar", "quantum", 1)).unwrap_err();
+    assert_eq!(line_of(e), 2);
+    let e = Plan::<BabyBear>::from_text(&text.replacen("L2 2 KiB", "L2 two", 1)).unwrap_err();
+    assert_eq!(line_of(e), 3);
+    // A backend this CPU lacks is the planner's own error.
+    let foreign = if cfg!(target_arch = "x86_64") {
+        "neon"
+    } else {
+        "avx512"
+    };
+    let e = Plan::<BabyBear>::from_text(&text.replacen("scalar", foreign, 1)).unwrap_err();
+    assert!(matches!(e, Error::BackendUnavailable { .. }), "{e}");
 }
