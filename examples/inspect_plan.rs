@@ -12,6 +12,7 @@
 //!              --batch K        K transforms one after another
 //!              --l2 BYTES       override the L2 budget (forces deeper plans)
 //!              --threads N      thread count (default: all)
+//!              --measure MS     measured planning within MS milliseconds
 //! e.g. cargo run --example inspect_plan -- dft 20 64
 //!      cargo run --example inspect_plan -- lde 18 64 --field goldilocks --bit-reversed
 //!      cargo run --example inspect_plan -- encode 20 8 --rate 1 --l2 65536
@@ -19,7 +20,7 @@
 
 use nttfuse::*;
 
-const USAGE: &str = "usage: inspect_plan <mlkem-ntt|mlkem-intt|mldsa-ntt|mldsa-intt|dft|idft|coset-dft|lde|additive-ntt|additive-intt|encode|additive-lde> <log_n> [lanes] [--field babybear|koalabear|goldilocks] [--rate R] [--bit-reversed] [--cantor] [--batch K] [--l2 BYTES] [--threads N]";
+const USAGE: &str = "usage: inspect_plan <mlkem-ntt|mlkem-intt|mldsa-ntt|mldsa-intt|dft|idft|coset-dft|lde|additive-ntt|additive-intt|encode|additive-lde> <log_n> [lanes] [--field babybear|koalabear|goldilocks] [--rate R] [--bit-reversed] [--cantor] [--batch K] [--l2 BYTES] [--threads N] [--measure MS]";
 
 fn usage() -> ! {
     eprintln!("{USAGE}");
@@ -74,6 +75,10 @@ fn main() {
                 });
             }
             "--threads" => a.planner = a.planner.threads(Threads::Count(number(rest.next()))),
+            "--measure" => {
+                let ms: u64 = number(rest.next());
+                a.planner = a.planner.measure(std::time::Duration::from_millis(ms));
+            }
             other => a.lanes = number(Some(&other.to_string())),
         }
     }

@@ -100,6 +100,17 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// Wisdom that could not be read or written
+    /// ([`Wisdom`](crate::Wisdom)): a file error, or text that is not
+    /// wisdom or is cut short.
+    Wisdom {
+        /// The file (or `"text"`).
+        source: String,
+        /// The line (1-based); 0 for the file as a whole.
+        line: usize,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl fmt::Display for Error {
@@ -160,6 +171,16 @@ impl fmt::Display for Error {
             ),
             Error::Threads { reason } => write!(f, "threads: {reason}"),
             Error::PlanText { line, reason } => write!(f, "plan text, line {line}: {reason}"),
+            Error::Wisdom {
+                source,
+                line: 0,
+                reason,
+            } => write!(f, "wisdom {source}: {reason}"),
+            Error::Wisdom {
+                source,
+                line,
+                reason,
+            } => write!(f, "wisdom {source}, line {line}: {reason}"),
         }
     }
 }

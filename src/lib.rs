@@ -157,6 +157,8 @@ pub use field::{
 pub use num_traits;
 #[allow(deprecated)]
 pub use plan::AdditiveLdePlan;
+#[cfg(feature = "std")]
+pub use plan::Wisdom;
 pub use plan::{
     Budgets, Cost, Group, LdePlan, MlDsaCache, MlDsaProducts, MlKemCache, MlKemProducts, Pass,
     PassKind, Plan, Planner, Spec, Step, Threads,

@@ -158,6 +158,9 @@ impl<F: Kernels> fmt::Display for Plan<F> {
             bytes(b.l2),
             bytes(b.l3)
         )?;
+        for note in &self.notes {
+            writeln!(f, "{note}")?;
+        }
         let k = self.spec.pruned_bits();
         if k > 0 {
             let (kept, all) = (self.log_n, self.log_n + k as usize);

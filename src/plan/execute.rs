@@ -76,6 +76,23 @@ impl<F: Kernels> Plan<F> {
         Ok(())
     }
 
+    /// One run for measured planning, the way users run the plan: in place
+    /// on `output` where the transform runs in place (an encode's message
+    /// then reads whatever the last run left there, which costs the same),
+    /// else from `input`; a ring plan from `input` (a lazy plan's raw words
+    /// land in field elements, scratch never read as such).
+    #[cfg(feature = "std")]
+    pub(super) fn run_for_measuring(&self, input: &[F], output: &mut [F]) {
+        if let (true, Some(ring)) = (self.ring_direct, &self.ring) {
+            output.copy_from_slice(input);
+            ring.run(F::ring_words(output));
+        } else if self.check_in_place().is_ok() {
+            self.run(output, Source::InPlace, &Scratch::Pool);
+        } else {
+            self.run(output, Source::Buffer(input), &Scratch::Pool);
+        }
+    }
+
     /// Runs in place on the calling thread with caller-owned scratch of at
     /// least [`scratch_len`](Plan::scratch_len) elements (rustfft style).
     pub fn execute_with_scratch(&self, data: &mut [F], scratch: &mut [F]) -> Result<(), Error> {

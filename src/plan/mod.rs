@@ -33,6 +33,8 @@ mod display;
 mod execute;
 mod fused;
 mod lde;
+#[cfg(feature = "std")]
+mod measure;
 mod passes;
 mod planner;
 mod products;
@@ -42,6 +44,10 @@ mod scratch;
 mod settings;
 mod shape;
 mod text;
+#[cfg(feature = "std")]
+mod wisdom;
+#[cfg(feature = "std")]
+pub use wisdom::Wisdom;
 
 pub use crate::backend::ring::products::{MlDsaCache, MlKemCache};
 #[allow(deprecated)]
@@ -198,6 +204,9 @@ pub struct Plan<F: Kernels> {
     /// Runs hand their work to the pool (decided at plan time, see
     /// [`Plan::uses_threads`]).
     parallel_work: bool,
+    /// Lines on how the plan was chosen (`measured   …`, `wisdom     …`),
+    /// printed after the budgets: empty for a plan by the rules.
+    notes: Vec<alloc::string::String>,
 }
 
 impl<F: Kernels> Plan<F> {

@@ -85,6 +85,12 @@ pub struct Planner {
     backend: Option<Backend>,
     threads: Threads,
     budgets: Budgets,
+    /// Measured planning's time budget (`None`: plan by the rules).
+    #[cfg(feature = "std")]
+    measure: Option<std::time::Duration>,
+    /// Plans measured before, reused without measuring.
+    #[cfg(feature = "std")]
+    wisdom: Option<Arc<super::wisdom::Wisdom>>,
 }
 
 impl Default for Planner {
@@ -100,6 +106,24 @@ impl Planner {
             backend: None,
             threads: Threads::All,
             budgets: Budgets::detect(),
+            #[cfg(feature = "std")]
+            measure: None,
+            #[cfg(feature = "std")]
+            wisdom: None,
+        }
+    }
+
+    /// A planner with these settings, nothing detected (plans read back
+    /// from text carry their own budgets).
+    pub(super) fn with_settings(backend: Backend, threads: Threads, budgets: Budgets) -> Self {
+        Planner {
+            backend: Some(backend),
+            threads,
+            budgets,
+            #[cfg(feature = "std")]
+            measure: None,
+            #[cfg(feature = "std")]
+            wisdom: None,
         }
     }
 
@@ -118,6 +142,60 @@ impl Planner {
     /// Overrides the cache budgets (e.g. small ones to force deep plans).
     pub fn budgets(mut self, budgets: Budgets) -> Self {
         self.budgets = budgets;
+        self
+    }
+
+    /// Measured planning (FFTW's `FFTW_MEASURE`): instead of trusting its
+    /// rules, the planner builds the plans they choose between — every
+    /// backend this CPU has for the field (unless one is forced), group
+    /// radices (the register budget), tile sizes (the L2 budget), streaming
+    /// stores on or off (the L3 budget), one thread against the setting —
+    /// times them on scratch data in interleaved rounds, knob by knob, and
+    /// keeps the fastest; a change must win by more than 2% to be taken, so
+    /// on a tie the rules' plan stays. Planning takes about `budget` (a
+    /// candidate whose single run would pass it is not started; the rules'
+    /// plan is always timed). The plan's text gets a `measured` line with
+    /// the times. Without this, planning is exactly the rules.
+    ///
+    /// ```
+    /// use nttfuse::{BabyBear, Planner, Transform};
+    /// use std::time::Duration;
+    /// let plan = Planner::new()
+    ///     .measure(Duration::from_millis(20))
+    ///     .plan(&Transform::<BabyBear>::dft(10).lanes(4))?;
+    /// assert!(plan.to_string().contains("\nmeasured   "));
+    /// # Ok::<(), nttfuse::Error>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn measure(mut self, budget: std::time::Duration) -> Self {
+        self.measure = Some(budget);
+        self
+    }
+
+    /// [`Planner::measure`] with [`Planner::MEASURE_BUDGET`].
+    #[cfg(feature = "std")]
+    pub fn measured(self) -> Self {
+        self.measure(Self::MEASURE_BUDGET)
+    }
+
+    /// The suggested measuring budget, 250 ms: enough to time every knob of
+    /// a transform that runs in under ~5 ms (a 2^20-row column, 2^16 × 16
+    /// BabyBear, every lattice NTT); a bigger one gets fewer knobs (the plan
+    /// says "stopped early"), and one whose single run passes it is timed
+    /// once and keeps the rules' plan.
+    #[cfg(feature = "std")]
+    pub const MEASURE_BUDGET: std::time::Duration = std::time::Duration::from_millis(250);
+
+    /// Plans from `wisdom` where it holds a plan of the same transform made
+    /// with the same thread setting (and backend, if one is forced) on this
+    /// CPU: that plan, read back from its text, with no measuring (a plan
+    /// costs what planning by the rules costs). Wisdom made on another CPU
+    /// is ignored, and the plan's text says so. Where wisdom has nothing,
+    /// the planner measures if [`Planner::measure`] is set, else plans by
+    /// its rules.
+    #[cfg(feature = "std")]
+    pub fn with_wisdom(mut self, wisdom: Arc<super::wisdom::Wisdom>) -> Self {
+        self.wisdom = Some(wisdom);
         self
     }
 
@@ -146,8 +224,65 @@ impl Planner {
         spec.plan_with(self)
     }
 
-    /// Plans a transform (see [`Planner::plan`]).
-    fn plan_transform<F: Kernels>(&self, spec: &Transform<F>) -> Result<Plan<F>, Error> {
+    /// Plans a transform (see [`Planner::plan`]): from wisdom where it
+    /// holds this transform, by measuring where asked, else by the rules.
+    pub(super) fn plan_transform<F: Kernels>(&self, spec: &Transform<F>) -> Result<Plan<F>, Error> {
+        #[cfg(feature = "std")]
+        {
+            let mut notes = Vec::new();
+            if let Some(wisdom) = &self.wisdom {
+                match wisdom.plan_for(self, spec, &mut notes) {
+                    Some(plan) => return Ok(plan),
+                    None if self.measure.is_none() => {
+                        let mut plan = self.plan_by_rules(spec)?;
+                        plan.notes = notes;
+                        return Ok(plan);
+                    }
+                    None => {}
+                }
+            }
+            if let Some(budget) = self.measure {
+                let mut plan = super::measure::measured(&self.by_rules(), spec, budget)?;
+                notes.append(&mut plan.notes);
+                plan.notes = notes;
+                return Ok(plan);
+            }
+        }
+        self.plan_by_rules(spec)
+    }
+
+    /// This planner without measuring or wisdom: the rules alone.
+    #[cfg(feature = "std")]
+    pub(super) fn by_rules(&self) -> Planner {
+        Planner {
+            #[cfg(feature = "std")]
+            measure: None,
+            #[cfg(feature = "std")]
+            wisdom: None,
+            ..self.clone()
+        }
+    }
+
+    /// The backend forced on this planner, if any.
+    #[cfg(feature = "std")]
+    pub(super) fn forced_backend(&self) -> Option<Backend> {
+        self.backend
+    }
+
+    /// The thread setting.
+    #[cfg(feature = "std")]
+    pub(super) fn thread_setting(&self) -> Threads {
+        self.threads
+    }
+
+    /// The budgets.
+    #[cfg(feature = "std")]
+    pub(super) fn budget_setting(&self) -> Budgets {
+        self.budgets
+    }
+
+    /// Plans a transform by the planner's fixed rules.
+    pub(super) fn plan_by_rules<F: Kernels>(&self, spec: &Transform<F>) -> Result<Plan<F>, Error> {
         spec.validate()?;
         reserve_tables::<F>(spec.rows())?;
         let schedule = spec.schedule()?;
@@ -195,6 +330,7 @@ impl Planner {
             )?,
             ring,
             parallel_work: false,
+            notes: Vec::new(),
         };
         plan.parallel_work = plan.wants_threads();
         Ok(plan)
@@ -290,7 +426,7 @@ impl Planner {
                     F::NAME,
                 ),
             }),
-            None => self.clone().backend(Backend::Scalar).plan(spec),
+            None => self.clone().backend(Backend::Scalar).plan_by_rules(spec),
         }
     }
 

@@ -32,17 +32,23 @@ fn field<'a>(lines: &[&'a str], index: usize, label: &str) -> Result<&'a str, Er
         .ok_or_else(|| text_error(index + 1, format!("expected \"{label}\" at \"{line}\"")))
 }
 
-/// A size as plans print it (`"48 KiB"`, `"1 MiB"`, `"512 B"`).
+/// A size as plans print it (`"48 KiB"`, `"1 MiB"`, `"1.5 KiB"`, `"512 B"`;
+/// one decimal at most, as printed).
 fn bytes(text: &str) -> Option<usize> {
     let (number, unit) = text.trim().split_once(' ')?;
-    let scale = match unit {
-        "B" => 1.0,
-        "KiB" => 1024.0,
-        "MiB" => 1024.0 * 1024.0,
+    let scale: usize = match unit {
+        "B" => 1,
+        "KiB" => 1 << 10,
+        "MiB" => 1 << 20,
         _ => return None,
     };
-    let value: f64 = number.parse().ok()?;
-    Some((value * scale).round() as usize)
+    let (whole, tenths) = match number.split_once('.') {
+        Some((w, t)) if t.len() == 1 => (w, t.parse::<usize>().ok()?),
+        Some(_) => return None,
+        None => (number, 0),
+    };
+    let whole: usize = whole.parse().ok()?;
+    whole.checked_mul(scale)?.checked_add(tenths * scale / 10)
 }
 
 /// The backend, threads and budgets the plan's second and third lines
@@ -123,12 +129,30 @@ impl<F: Kernels> Plan<F> {
     /// # Ok::<(), nttfuse::Error>(())
     /// ```
     pub fn from_text(text: &str) -> Result<Self, Error> {
-        let text = text.trim_end();
-        let lines: alloc::vec::Vec<&str> = text.lines().collect();
+        // How the plan was chosen (measured, from wisdom) is carried over as
+        // it is; the rest must be what planning gives.
+        let is_note = |(i, line): &(usize, &str)| {
+            *i >= 3 && (line.starts_with("measured   ") || line.starts_with("wisdom     "))
+        };
+        let notes: alloc::vec::Vec<String> = text
+            .lines()
+            .enumerate()
+            .filter(is_note)
+            .map(|(_, line)| line.to_string())
+            .collect();
+        let lines: alloc::vec::Vec<&str> = text
+            .trim_end()
+            .lines()
+            .enumerate()
+            .filter(|l| !is_note(l))
+            .map(|(_, line)| line)
+            .collect();
+        let body = lines.join("\n");
+        let text = body.as_str();
         let line = field(&lines, 0, "transform  ")?;
         let spec = Transform::<F>::read(line, &F::constructors()).map_err(|r| text_error(1, r))?;
         let (backend, threads, budgets, registers) = settings(&lines)?;
-        let planner = Planner::new().backend(backend).threads(threads);
+        let planner = Planner::with_settings(backend, threads, budgets);
         // The budgets line prints the register count whether or not it was
         // set; the plan that reads back is the one that prints the text.
         let mut nearest = None;
@@ -137,9 +161,10 @@ impl<F: Kernels> Plan<F> {
                 register_values,
                 ..budgets
             });
-            let plan = plan.plan(&spec)?;
+            let mut plan = plan.plan(&spec)?;
             let again = plan.to_string();
             if again == text {
+                plan.notes = notes;
                 return Ok(plan);
             }
             nearest.get_or_insert(again);

@@ -18,3 +18,5 @@ mod plans;
 mod ring;
 mod stark;
 mod transforms;
+#[cfg(feature = "std")]
+mod wisdom;
