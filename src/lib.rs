@@ -133,6 +133,10 @@ macro_rules! aarch64_has {
 pub mod backend;
 mod error;
 pub mod field;
+// Test builds (debug assertions on) only: release builds share no generics.
+#[cfg(debug_assertions)]
+#[doc(hidden)]
+pub mod instances;
 mod par;
 pub mod plan;
 #[cfg(feature = "plonky3")]
