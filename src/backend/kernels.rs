@@ -40,9 +40,7 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for crate::field::MlKem {}
     impl Sealed for crate::field::MlDsa {}
-    impl<P: crate::field::MontyParams> Sealed for crate::field::Monty31<P> {}
-    impl Sealed for crate::field::Goldilocks {}
-    impl Sealed for crate::field::Gf2_64 {}
+    impl<F: crate::backend::dispatch::PackedField> Sealed for F {}
     impl Sealed for crate::field::Gf2_192 {}
     impl Sealed for crate::field::BabyBear4 {}
 }

@@ -27,7 +27,7 @@ use core::marker::PhantomData;
 pub(crate) mod plain {
     // `run_group` and `run_group_moving`, compiled with AVX2: callers reach
     // them only after `Backend::check` found AVX2.
-    crate::backend::packed::packed_entry_points!("avx2");
+    crate::backend::packed::packed_entry_points!("avx2", available: true);
 }
 
 /// The packed kernel compiled with AVX2, PCLMULQDQ and VPCLMULQDQ (GF(2^64)).
@@ -35,7 +35,10 @@ pub(crate) mod clmul {
     // `run_group` and `run_group_moving`, compiled with AVX2 and VPCLMULQDQ:
     // callers reach them only after `Backend::check` and
     // `Kernels::has_kernels` found those.
-    crate::backend::packed::packed_entry_points!("avx2,pclmulqdq,vpclmulqdq");
+    crate::backend::packed::packed_entry_points!(
+        "avx2,pclmulqdq,vpclmulqdq",
+        available: [x86_has!("pclmulqdq"), x86_has!("vpclmulqdq")] == [true; 2]
+    );
 }
 
 /// Loads `n ≤ N` words of `s` (the rest zero) as 256 bits: straight from
@@ -230,6 +233,8 @@ impl<P: MontyParams> PackedMonty31<P> {
 }
 
 impl<P: MontyParams> Packed for PackedMonty31<P> {
+    const NAME: &'static str = "avx2 Montgomery";
+    const TRANSPOSED_NAME: &'static str = "avx2 Montgomery, blocks transposed in registers";
     type F = Monty31<P>;
     const LANES: usize = 8;
     type Twiddle = MontyTwiddle;
@@ -400,6 +405,8 @@ impl PackedGoldilocks {
 }
 
 impl Packed for PackedGoldilocks {
+    const NAME: &'static str = "avx2 Goldilocks";
+    const TRANSPOSED_NAME: &'static str = "avx2 Goldilocks, blocks transposed in registers";
     type F = Goldilocks;
     const LANES: usize = 4;
     type Twiddle = GoldilocksTwiddle;
@@ -510,6 +517,8 @@ impl Packed for PackedGoldilocks {
 pub(crate) struct PackedGf2_64(__m256i);
 
 impl Packed for PackedGf2_64 {
+    const NAME: &'static str = "avx2 vpclmulqdq";
+    const TRANSPOSED_NAME: &'static str = "avx2 vpclmulqdq, blocks transposed in registers";
     type F = Gf2_64;
     const LANES: usize = 4;
     type Twiddle = __m256i;

@@ -14,7 +14,7 @@ use core::arch::aarch64::*;
 pub(crate) mod plain {
     // `run_group` and `run_group_moving`, compiled with NEON: callers reach
     // them only after `Backend::check` found NEON.
-    crate::backend::packed::packed_entry_points!("neon");
+    crate::backend::packed::packed_entry_points!("neon", available: true);
 }
 
 /// The packed kernel compiled with NEON and `aes` (PMULL), for GF(2^64).
@@ -22,7 +22,7 @@ pub(crate) mod clmul {
     // `run_group` and `run_group_moving`, compiled with NEON and `aes`:
     // callers reach them only after `Backend::check` and
     // `Kernels::has_kernels` found both.
-    crate::backend::packed::packed_entry_points!("neon,aes");
+    crate::backend::packed::packed_entry_points!("neon,aes", available: aarch64_has!("aes"));
 }
 
 /// GF(2^64), 2 lanes: `pmull`/`pmull2` products, reduced in vector
@@ -31,6 +31,8 @@ pub(crate) mod clmul {
 pub(crate) struct PackedGf2_64(uint64x2_t);
 
 impl Packed for PackedGf2_64 {
+    const NAME: &'static str = "neon pmull";
+    const TRANSPOSED_NAME: &'static str = "neon pmull, blocks transposed in registers";
     type F = Gf2_64;
     const LANES: usize = 2;
     /// One twiddle per lane.
@@ -165,6 +167,8 @@ impl<P: MontyParams> PackedMonty31<P> {
 }
 
 impl<P: MontyParams> Packed for PackedMonty31<P> {
+    const NAME: &'static str = "neon Montgomery";
+    const TRANSPOSED_NAME: &'static str = "neon Montgomery, blocks transposed in registers";
     type F = Monty31<P>;
     const LANES: usize = 4;
     type Twiddle = (uint32x4_t, uint32x4_t);
@@ -310,6 +314,8 @@ impl PackedGoldilocks {
 }
 
 impl Packed for PackedGoldilocks {
+    const NAME: &'static str = "neon Goldilocks";
+    const TRANSPOSED_NAME: &'static str = "neon Goldilocks, blocks transposed in registers";
     type F = Goldilocks;
     const LANES: usize = 2;
     /// One twiddle per lane.

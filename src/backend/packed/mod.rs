@@ -25,6 +25,10 @@ pub(crate) trait Packed: Copy {
     /// The field.
     type F: Field;
     /// Elements per register.
+    /// The kernel's name in plans (`"avx512 Montgomery"`), and with its
+    /// transposed groups.
+    const NAME: &'static str;
+    const TRANSPOSED_NAME: &'static str;
     const LANES: usize;
     /// A twiddle prepared for [`Packed::mul`] (broadcast to every lane).
     type Twiddle: Copy;
@@ -157,9 +161,54 @@ pub(crate) use by_radix_and_kind;
 /// inlined into the entry point took a frame of 1.6 MiB, which overflowed a
 /// 2 MiB thread stack in debug builds).
 macro_rules! packed_entry_points {
-    ($features:literal) => {
+    ($features:literal, available: $available:expr) => {
         use $crate::backend::packed::{by_radix_and_kind, Packed};
         use $crate::backend::{GroupKernel, RowMoves};
+
+        /// These entry points for packed type `P`: what the dispatch table
+        /// (`backend::dispatch`) names for a field on this ISA.
+        pub(crate) struct Kernel<P>(core::marker::PhantomData<P>);
+
+        // SAFETY: every entry point is compiled with `$features`, and
+        // `available` is true only where the CPU has those beyond the
+        // backend's own (which `Backend::check` found).
+        unsafe impl<P: Packed> $crate::backend::packed::Entry for Kernel<P> {
+            type F = P::F;
+            const LANES: usize = P::LANES;
+            const NAME: &'static str = P::NAME;
+            const TRANSPOSED_NAME: &'static str = P::TRANSPOSED_NAME;
+            fn available() -> bool {
+                $available
+            }
+            unsafe fn run_group(buf: &mut [P::F], group: &GroupKernel<'_, P::F>) {
+                // SAFETY: the caller's promise (the trait's contract).
+                unsafe { run_group::<P>(buf, group) }
+            }
+            unsafe fn run_group_moving(
+                buf: &mut [P::F],
+                group: &GroupKernel<'_, P::F>,
+                moves: &mut RowMoves<'_, P::F>,
+            ) {
+                // SAFETY: as above.
+                unsafe { run_group_moving::<P>(buf, group, moves) }
+            }
+            unsafe fn register_rounds(
+                kind: u8,
+                data: &mut [P::F],
+                twiddles: &[<P::F as $crate::field::Field>::Twiddle],
+                rounds: usize,
+            ) {
+                use $crate::backend::packed::{ADD, CT};
+                // SAFETY: as above.
+                unsafe {
+                    if kind == ADD {
+                        register_rounds::<P, ADD>(data, twiddles, rounds)
+                    } else {
+                        register_rounds::<P, CT>(data, twiddles, rounds)
+                    }
+                }
+            }
+        }
 
         /// Runs a register group of 1 to 4 layers with packed arithmetic.
         ///
@@ -242,6 +291,75 @@ macro_rules! packed_entry_points {
     };
 }
 pub(crate) use packed_entry_points;
+
+/// One ISA's packed kernels for one field (`Kernel<P>` of an ISA module's
+/// [`packed_entry_points`]), as the dispatch table names them.
+///
+/// # Safety
+/// Implementors' entry points are compiled with their ISA's features and
+/// `available` checks those beyond the backend's.
+pub(crate) unsafe trait Entry {
+    /// The field.
+    type F: Field;
+    /// Field elements per register.
+    const LANES: usize;
+    /// The kernel's name in plans, and with transposed groups.
+    const NAME: &'static str;
+    const TRANSPOSED_NAME: &'static str;
+    /// Whether this CPU has the features of these entry points beyond the
+    /// backend's own (e.g. VPCLMULQDQ for GF(2^64) on AVX2).
+    fn available() -> bool;
+    /// A register group (see the ISA's `run_group`).
+    ///
+    /// # Safety
+    /// `Backend::check` found the ISA for this field and `available()`.
+    unsafe fn run_group(buf: &mut [Self::F], group: &GroupKernel<'_, Self::F>);
+    /// A register group with row moves (see the ISA's `run_group_moving`).
+    ///
+    /// # Safety
+    /// As [`Entry::run_group`].
+    unsafe fn run_group_moving(
+        buf: &mut [Self::F],
+        group: &GroupKernel<'_, Self::F>,
+        moves: &mut RowMoves<'_, Self::F>,
+    );
+    /// Register rounds of butterflies of `kind` ([`ADD`], else [`CT`]; see
+    /// the ISA's `register_rounds`).
+    ///
+    /// # Safety
+    /// As [`Entry::run_group`].
+    unsafe fn register_rounds(
+        kind: u8,
+        data: &mut [Self::F],
+        twiddles: &[<Self::F as Field>::Twiddle],
+        rounds: usize,
+    );
+}
+
+/// No kernels: an ISA this build does not compile (AVX-512 and AVX2 on
+/// AArch64, NEON on x86-64). Never available, so never called.
+pub(crate) struct Absent<F>(core::marker::PhantomData<F>);
+
+// SAFETY: never available, so `Backend::check` refuses the backend and no
+// entry point is reached.
+unsafe impl<F: Field> Entry for Absent<F> {
+    type F = F;
+    const LANES: usize = 1;
+    const NAME: &'static str = "portable";
+    const TRANSPOSED_NAME: &'static str = "portable";
+    fn available() -> bool {
+        false
+    }
+    unsafe fn run_group(_: &mut [F], _: &GroupKernel<'_, F>) {
+        unreachable!("an ISA this build lacks")
+    }
+    unsafe fn run_group_moving(_: &mut [F], _: &GroupKernel<'_, F>, _: &mut RowMoves<'_, F>) {
+        unreachable!("an ISA this build lacks")
+    }
+    unsafe fn register_rounds(_: u8, _: &mut [F], _: &[F::Twiddle], _: usize) {
+        unreachable!("an ISA this build lacks")
+    }
+}
 
 pub(crate) const CT: u8 = 0;
 pub(crate) const GS: u8 = 1;

@@ -68,6 +68,8 @@ const FOLD_CARRY: u64 = affine_matrix(unit_images!(fold_carry));
 const FOLD_WRAP: u64 = affine_matrix(unit_images!(fold_wrap));
 
 impl Packed for PackedGf2_64 {
+    const NAME: &'static str = "avx512 vpclmulqdq+gfni";
+    const TRANSPOSED_NAME: &'static str = "avx512 vpclmulqdq+gfni, blocks transposed in registers";
     type F = crate::field::Gf2_64;
     const LANES: usize = 8;
     type Twiddle = __m512i;

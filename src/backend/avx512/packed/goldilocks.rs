@@ -52,6 +52,8 @@ impl PackedGoldilocks {
 }
 
 impl Packed for PackedGoldilocks {
+    const NAME: &'static str = "avx512 Goldilocks";
+    const TRANSPOSED_NAME: &'static str = "avx512 Goldilocks, blocks transposed in registers";
     type F = Goldilocks;
     const LANES: usize = 8;
     type Twiddle = GoldilocksTwiddle;

@@ -161,7 +161,10 @@ fn permute2_64(a: __m512i, idx: &[u64; 8], b: __m512i) -> __m512i {
 // VPCLMULQDQ and GFNI: callers reach them only after `Backend::check` found
 // those. (Every CPU with AVX-512 and VPCLMULQDQ has GFNI: Ice Lake and
 // later, Zen 4 and later.)
-crate::backend::packed::packed_entry_points!("avx512f,avx512bw,avx512dq,avx512vl,vpclmulqdq,gfni");
+crate::backend::packed::packed_entry_points!(
+    "avx512f,avx512bw,avx512dq,avx512vl,vpclmulqdq,gfni",
+    available: [x86_has!("vpclmulqdq"), x86_has!("gfni")] == [true; 2]
+);
 
 /// Stores the 64 bytes of `v` at the front of `s`: a non-temporal
 /// (streaming) store where `s` is 64-byte aligned, as `vmovntdq` requires,

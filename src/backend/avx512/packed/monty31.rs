@@ -84,6 +84,8 @@ impl<P: MontyParams> PackedMonty31<P> {
 }
 
 impl<P: MontyParams> Packed for PackedMonty31<P> {
+    const NAME: &'static str = "avx512 Montgomery";
+    const TRANSPOSED_NAME: &'static str = "avx512 Montgomery, blocks transposed in registers";
     type F = Monty31<P>;
     const LANES: usize = 16;
     type Twiddle = MontyTwiddle;
