@@ -14,11 +14,16 @@ use alloc::{format, string::String};
 /// A field's FIPS transforms: `[forward, inverse]`.
 type RingConstructors<F> = [fn() -> Transform<F>; 2];
 
+/// `Transform::dft_encode`'s shape.
+type EncodeConstructor<F> = fn(u32, LogBlowup, F) -> Transform<F>;
+
 /// The constructors of one field, as the description reader calls them.
 #[doc(hidden)]
 pub struct Constructors<F: Field> {
     dft: Option<fn(u32) -> Transform<F>>,
     idft: Option<fn(u32) -> Transform<F>>,
+    dft_encode: Option<EncodeConstructor<F>>,
+    additive_encode: Option<fn(u32, LogBlowup) -> Transform<F>>,
     additive_ntt: Option<fn(u32) -> Transform<F>>,
     additive_intt: Option<fn(u32) -> Transform<F>>,
     negacyclic: Option<RingConstructors<F>>,
@@ -30,6 +35,8 @@ impl<F: Field> Constructors<F> {
         Self {
             dft: None,
             idft: None,
+            dft_encode: None,
+            additive_encode: None,
             additive_ntt: None,
             additive_intt: None,
             negacyclic: None,
@@ -44,6 +51,7 @@ impl<F: Field> Constructors<F> {
         Self {
             dft: Some(Transform::dft),
             idft: Some(Transform::idft),
+            dft_encode: Some(Transform::dft_encode),
             ..Self::none()
         }
     }
@@ -56,6 +64,7 @@ impl<F: Field> Constructors<F> {
         Self {
             additive_ntt: Some(Transform::additive_ntt),
             additive_intt: Some(Transform::additive_intt),
+            additive_encode: Some(Transform::additive_encode),
             ..Self::none()
         }
     }
@@ -188,10 +197,8 @@ impl<F: Field> Transform<F> {
                         .first()
                         .and_then(|b| b.strip_prefix("blowup "))
                         .ok_or("an encode names its blowup")?;
-                    let mut t = dft(log_n);
-                    t.first_layer = LogBlowup(power(blowup)?).0;
-                    t.encode = true;
-                    t
+                    let encode = constructors.dft_encode.ok_or_else(|| missing("DFT"))?;
+                    encode(log_n, LogBlowup(power(blowup)?), F::one())
                 }
                 _ => return Err(format!("unknown DFT \"{kind}\"")),
             };
@@ -234,10 +241,10 @@ impl<F: Field> Transform<F> {
                         .first()
                         .and_then(|r| r.strip_prefix("rate 2^-"))
                         .ok_or("an encode names its rate")?;
-                    let mut t = ntt(log_n);
-                    t.first_layer = number(rate)?;
-                    t.encode = true;
-                    t
+                    let encode = constructors
+                        .additive_encode
+                        .ok_or_else(|| missing("additive"))?;
+                    encode(log_n, LogBlowup(number(rate)?))
                 }
                 _ => return Err(format!("unknown additive transform \"{kind}\"")),
             };
