@@ -244,9 +244,18 @@ pub(crate) unsafe fn inverse<
                     if L::inverse_reduces_input(ANY_INPUT) {
                         (x, y) = (x.reduce(), y.reduce());
                     }
-                    unroll!(4, s => {
-                        if s < L::STAGES {
-                            let stage = L::STAGES - s;
+                    (r[2 * pair], r[2 * pair + 1]) = (x, y);
+                }
+            });
+            // Stage by stage across the pairs (not pair by pair): the pairs'
+            // chains are independent, and in this order the out-of-order
+            // window sees all of them at once.
+            unroll!(4, s => {
+                if s < L::STAGES {
+                    let stage = L::STAGES - s;
+                    unroll!(8, pair => {
+                        if pair < L::BLOCK / 2 {
+                            let (mut x, mut y) = (r[2 * pair], r[2 * pair + 1]);
                             let w = lanes.add((pair * L::STAGES + stage - 1) * L::LANE_TWIDDLE * n);
                             (x, y) = (x.add(y), x.sub(y).mul_lanes(w));
                             if L::inverse_reduces_sums_after(s, ANY_INPUT) {
@@ -254,10 +263,9 @@ pub(crate) unsafe fn inverse<
                                 // them with the products.
                                 x = x.reduce();
                             }
-                            (x, y) = L::exchange(x, y, stage);
+                            (r[2 * pair], r[2 * pair + 1]) = L::exchange(x, y, stage);
                         }
                     });
-                    (r[2 * pair], r[2 * pair + 1]) = (x, y);
                 }
             });
             unroll!(4, i => {
