@@ -111,6 +111,33 @@ pub enum Error {
         /// Why.
         reason: String,
     },
+    /// A file (or a caller's row storage) that could not be read or
+    /// written where an out-of-core transform needed it: too short, read
+    /// only, a full disk, or a word that is not a canonical element.
+    Io {
+        /// The file's name (or the storage's).
+        file: String,
+        /// The byte offset of the failed access.
+        offset: u64,
+        /// Why.
+        reason: String,
+    },
+    /// A resident-memory budget too small for the out-of-core plan's
+    /// smallest tiles.
+    BudgetTooSmall {
+        /// Bytes given.
+        budget: usize,
+        /// Bytes the plan needs at least.
+        needed: usize,
+    },
+    /// An out-of-core run stopped by its caller's progress callback. The
+    /// input is never written, so running again from the start resumes.
+    Interrupted {
+        /// The pass (1-based) that was running.
+        pass: usize,
+        /// Passes of the plan.
+        passes: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -181,6 +208,19 @@ impl fmt::Display for Error {
                 line,
                 reason,
             } => write!(f, "wisdom {source}, line {line}: {reason}"),
+            Error::Io {
+                file,
+                offset,
+                reason,
+            } => write!(f, "{file}, byte {offset}: {reason}"),
+            Error::BudgetTooSmall { budget, needed } => write!(
+                f,
+                "a resident budget of {budget} bytes is too small: the plan's smallest tiles need {needed}"
+            ),
+            Error::Interrupted { pass, passes } => write!(
+                f,
+                "interrupted in pass {pass} of {passes}; the input is untouched: run again to resume"
+            ),
         }
     }
 }

@@ -137,6 +137,8 @@ pub mod field;
 #[cfg(debug_assertions)]
 #[doc(hidden)]
 pub mod instances;
+#[cfg(feature = "std")]
+pub mod out_of_core;
 mod par;
 pub mod plan;
 #[cfg(feature = "plonky3")]

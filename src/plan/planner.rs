@@ -271,7 +271,7 @@ impl Planner {
 
     /// The thread setting.
     #[cfg(feature = "std")]
-    pub(super) fn thread_setting(&self) -> Threads {
+    pub(crate) fn thread_setting(&self) -> Threads {
         self.threads
     }
 

@@ -14,6 +14,8 @@ mod errors;
 mod fuzz_corpus;
 mod lattice;
 mod miri;
+#[cfg(feature = "std")]
+mod out_of_core;
 mod plans;
 mod ring;
 mod stark;

@@ -1,0 +1,283 @@
+//! A coset LDE of a trace larger than its memory budget, file to file.
+//!
+//! ```text
+//! cargo run --release --example lde_out_of_core -- [--trace-mib 1024] [--budget-mib 256]
+//!     [--columns 256] [--log-blowup 1] [--field babybear|goldilocks] [--dir DIR] [--keep]
+//! ```
+//!
+//! Writes a synthetic row-major trace (`--trace-mib`, at least 4× the budget
+//! by default), times a plain sequential read+write of it (the disk's
+//! bandwidth, same run), runs the planned out-of-core LDE into an output
+//! file with `--budget-mib` of resident memory, reads the peak resident
+//! memory from the OS (`VmHWM`, reset before the run), then checks four
+//! columns of the output, every row, bit for bit against the in-memory plan.
+//! Exits non-zero on a mismatch or a peak above budget + 10%.
+
+use nttfuse::out_of_core::{FileElement, OutOfCore, Progress};
+use nttfuse::prelude::*;
+use std::fs::File;
+use std::io::{IsTerminal, Read, Write};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+struct Args {
+    trace_mib: usize,
+    budget_mib: usize,
+    columns: usize,
+    log_blowup: u32,
+    field: String,
+    dir: PathBuf,
+    keep: bool,
+}
+
+fn args() -> Args {
+    let mut a = Args {
+        trace_mib: 1024,
+        budget_mib: 256,
+        columns: 256,
+        log_blowup: 1,
+        field: "babybear".into(),
+        dir: std::env::temp_dir(),
+        keep: false,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().unwrap_or_else(|| panic!("{flag} needs a value"));
+        match flag.as_str() {
+            "--trace-mib" => a.trace_mib = value().parse().expect("--trace-mib N"),
+            "--budget-mib" => a.budget_mib = value().parse().expect("--budget-mib N"),
+            "--columns" => a.columns = value().parse().expect("--columns N"),
+            "--log-blowup" => a.log_blowup = value().parse().expect("--log-blowup N"),
+            "--field" => a.field = value().to_lowercase(),
+            "--dir" => a.dir = PathBuf::from(value()),
+            "--keep" => a.keep = true,
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    a
+}
+
+/// The process's peak resident set (VmHWM), bytes.
+fn peak_rss() -> usize {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok())
+        .map_or(0, |kib| kib << 10)
+}
+
+/// Resets VmHWM to the current resident set (Linux: `5` into clear_refs).
+fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// Row `row`, column `col` of the synthetic trace.
+fn trace_value(row: usize, col: usize) -> u64 {
+    let mut x = (row as u64) << 20 ^ col as u64 ^ 0x9e37_79b9_7f4a_7c15;
+    x ^= x >> 31;
+    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^= x >> 29;
+    x >> 1
+}
+
+/// Writes the trace in 4 MiB chunks (never the whole trace in memory).
+fn write_trace<F: FileElement>(path: &Path, rows: usize, columns: usize) {
+    let mut file = std::io::BufWriter::with_capacity(4 << 20, File::create(path).unwrap());
+    let mut bytes = vec![0u8; columns * F::BYTES];
+    for row in 0..rows {
+        for (col, b) in bytes.chunks_exact_mut(F::BYTES).enumerate() {
+            F::from_u64(trace_value(row, col)).put(b);
+        }
+        file.write_all(&bytes).unwrap();
+    }
+    file.into_inner().unwrap().sync_all().unwrap();
+}
+
+/// A plain sequential read+write of `src` into `dst` in 4 MiB chunks:
+/// seconds.
+fn plain_copy(src: &Path, dst: &Path) -> f64 {
+    let start = Instant::now();
+    let mut input = File::open(src).unwrap();
+    let mut output = File::create(dst).unwrap();
+    let mut buf = vec![0u8; 4 << 20];
+    loop {
+        let n = input.read(&mut buf).unwrap();
+        if n == 0 {
+            break;
+        }
+        output.write_all(&buf[..n]).unwrap();
+    }
+    output.sync_data().unwrap();
+    start.elapsed().as_secs_f64()
+}
+
+/// Reads columns `cols` of every row of a row-major file of `columns`.
+fn read_columns<F: FileElement>(path: &Path, columns: usize, cols: &[usize]) -> Vec<F> {
+    let mut file = std::io::BufReader::with_capacity(4 << 20, File::open(path).unwrap());
+    let mut row = vec![0u8; columns * F::BYTES];
+    let mut out = Vec::new();
+    while file.read_exact(&mut row).is_ok() {
+        for &c in cols {
+            out.push(F::get(&row[c * F::BYTES..][..F::BYTES]).expect("canonical"));
+        }
+    }
+    out
+}
+
+fn run<F: Kernels + TwoAdicField + FileElement>(a: &Args) -> bool {
+    let size = F::BYTES;
+    let row_bytes = a.columns * size;
+    let log_n = ((a.trace_mib << 20) / row_bytes).max(2).ilog2();
+    let (rows, budget) = (1usize << log_n, a.budget_mib << 20);
+    let spec = Transform::<F>::coset_lde(log_n, LogBlowup(a.log_blowup))
+        .shift(F::multiplicative_generator())
+        .lanes(a.columns);
+    let ooc = match OutOfCore::new(budget).plan(&spec) {
+        Ok(plan) => plan,
+        Err(e) => {
+            eprintln!("planning failed: {e}");
+            return false;
+        }
+    };
+    let (input, output, copy) = (
+        a.dir
+            .join(format!("nttfuse-trace-{}.bin", std::process::id())),
+        a.dir
+            .join(format!("nttfuse-lde-{}.bin", std::process::id())),
+        a.dir
+            .join(format!("nttfuse-copy-{}.bin", std::process::id())),
+    );
+    let (in_bytes, out_bytes) = (rows * row_bytes, (rows * row_bytes) << a.log_blowup);
+    println!("{ooc}\n");
+    println!(
+        "trace      {} × {} {} = {:.0} MiB ({:.1}× the budget), output {:.0} MiB, in {}",
+        rows,
+        a.columns,
+        F::NAME,
+        in_bytes as f64 / 1048576.0,
+        in_bytes as f64 / budget as f64,
+        out_bytes as f64 / 1048576.0,
+        a.dir.display()
+    );
+    write_trace::<F>(&input, rows, a.columns);
+    // The disk's plain sequential read+write, twice, the faster kept.
+    let copy_s = plain_copy(&input, &copy).min(plain_copy(&input, &copy));
+    let _ = std::fs::remove_file(&copy);
+    let bandwidth = 2.0 * in_bytes as f64 / copy_s;
+    let tty = std::io::stderr().is_terminal();
+    let rss_reset = reset_peak_rss();
+    let before = peak_rss();
+    let start = Instant::now();
+    let mut last_draw = Instant::now();
+    let result = ooc.run_files_with(&input, &output, |p: Progress| {
+        if tty && last_draw.elapsed().as_millis() > 200 {
+            last_draw = Instant::now();
+            let done = p.bytes_done as f64 / p.bytes_total as f64;
+            let bar = (done * 40.0) as usize;
+            eprint!(
+                "\rpass {}/{} [{}{}] {:5.1}%",
+                p.pass,
+                p.passes,
+                "#".repeat(bar),
+                " ".repeat(40 - bar),
+                100.0 * done
+            );
+        }
+        ControlFlow::Continue(())
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    if tty {
+        eprintln!();
+    }
+    let peak = peak_rss();
+    if let Err(e) = result {
+        eprintln!("out-of-core LDE failed: {e}");
+        return false;
+    }
+    let moved = ooc.io_bytes() as f64;
+    let useful = (in_bytes + out_bytes) as f64;
+    println!(
+        "disk       plain sequential read+write: {:.2} GB/s ({:.3} s for {:.0} MiB read + written)",
+        bandwidth / 1e9,
+        copy_s,
+        in_bytes as f64 / 1048576.0
+    );
+    println!(
+        "LDE        {:.3} s: {:.2} GB/s of input read + output written = {:.2} of the plain bandwidth (goal ≥ 0.5); \
+         bytes moved {:.2} GB/s = {:.2} of it ({} passes, {:.2} sweeps)",
+        seconds,
+        useful / seconds / 1e9,
+        useful / seconds / bandwidth,
+        moved / seconds / 1e9,
+        moved / seconds / bandwidth,
+        ooc.passes(),
+        ooc.disk_sweeps()
+    );
+    let limit = budget + budget / 10;
+    let rss_ok = peak <= limit;
+    println!(
+        "memory     peak resident (VmHWM{}) {:.1} MiB, before the run {:.1} MiB; budget {:.0} MiB, limit +10% {:.1} MiB: {}",
+        if rss_reset { ", reset before the run" } else { ", not resettable: whole process" },
+        peak as f64 / 1048576.0,
+        before as f64 / 1048576.0,
+        budget as f64 / 1048576.0,
+        limit as f64 / 1048576.0,
+        if rss_ok { "ok" } else { "OVER" }
+    );
+    // Check four columns, every row, against the in-memory plan.
+    let cols: Vec<usize> = [0, 1, a.columns / 2, a.columns - 1]
+        .into_iter()
+        .filter(|&c| c < a.columns)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let trace = read_columns::<F>(&input, a.columns, &cols);
+    let check = Planner::new()
+        .plan(
+            &Transform::<F>::coset_lde(log_n, LogBlowup(a.log_blowup))
+                .shift(F::multiplicative_generator())
+                .lanes(cols.len()),
+        )
+        .unwrap();
+    let mut expected = vec![F::zero(); check.len()];
+    check.execute_from(&trace, &mut expected).unwrap();
+    drop(trace);
+    let got = read_columns::<F>(&output, a.columns, &cols);
+    let same = got == expected;
+    println!(
+        "check      columns {cols:?}, all {} rows, against the in-memory plan: {}",
+        rows << a.log_blowup,
+        if same { "bit-identical" } else { "MISMATCH" }
+    );
+    if !a.keep {
+        let _ = std::fs::remove_file(&input);
+        let _ = std::fs::remove_file(&output);
+    }
+    same && rss_ok
+}
+
+fn main() {
+    let a = args();
+    println!(
+        "CPU        {}, {} threads",
+        std::fs::read_to_string("/proc/cpuinfo")
+            .unwrap_or_default()
+            .lines()
+            .find_map(|l| l.strip_prefix("model name"))
+            .map_or("unknown".into(), |m| m
+                .trim_start_matches([' ', '\t', ':'])
+                .to_string()),
+        rayon::current_num_threads()
+    );
+    let ok = match a.field.as_str() {
+        "babybear" => run::<BabyBear>(&a),
+        "koalabear" => run::<KoalaBear>(&a),
+        "goldilocks" => run::<Goldilocks>(&a),
+        other => panic!("--field babybear|koalabear|goldilocks, not {other}"),
+    };
+    if !ok {
+        std::process::exit(1);
+    }
+}

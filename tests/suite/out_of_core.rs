@@ -1,0 +1,279 @@
+//! Out-of-core coset LDEs: every budget (one pass, three passes with small
+//! and large tiles), column shards, thread counts and fields give the
+//! in-memory plan's bits; files round-trip; bad files are typed errors.
+
+use nttfuse::out_of_core::{FileElement, MemRows, OutOfCore, Progress};
+use nttfuse::prelude::*;
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+
+/// Two staging buffers of the smallest size, and room for small plans.
+const STAGING: usize = 32 << 10;
+
+fn pseudo_random<F: Field>(len: usize, seed: u64) -> Vec<F> {
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            F::from_u64(x >> 1)
+        })
+        .collect()
+}
+
+fn in_memory<F: Kernels + TwoAdicField>(spec: &CosetLde<F>, trace: &[F]) -> Vec<F> {
+    let lde = Planner::new().plan(spec).unwrap();
+    let mut out = vec![F::zero(); lde.len()];
+    lde.execute_from(trace, &mut out).unwrap();
+    out
+}
+
+/// Budgets from "everything fits" down to the smallest tiles, each run on
+/// 1 and 2 threads, against the in-memory LDE.
+fn every_budget<F: Kernels + TwoAdicField + FileElement>(log_n: u32, r: u32, lanes: usize) {
+    let spec = Transform::<F>::coset_lde(log_n, LogBlowup(r))
+        .shift(F::multiplicative_generator())
+        .lanes(lanes);
+    let trace = pseudo_random::<F>(lanes << log_n, u64::from(log_n) * 31 + lanes as u64);
+    let expected = in_memory(&spec, &trace);
+    let size = core::mem::size_of::<F>();
+    let staging = STAGING;
+    let whole = (lanes << (log_n + r)) * size;
+    let mut shapes = Vec::new();
+    for budget in [
+        staging + 4 * whole,
+        staging + whole / 4,
+        staging + whole / 16,
+        staging + whole / 64,
+    ] {
+        for threads in [1, 2] {
+            let ooc = OutOfCore::new(budget)
+                .planner(Planner::new().threads(Threads::Count(threads)))
+                .plan(&spec)
+                .unwrap();
+            let mut out = vec![F::zero(); expected.len()];
+            ooc.run(
+                &mut MemRows::new(&trace[..], lanes),
+                &mut MemRows::new(&mut out[..], lanes),
+            )
+            .unwrap();
+            assert!(
+                out == expected,
+                "{} 2^{log_n} r {r} × {lanes}, budget {budget}, {threads} threads:\n{ooc}",
+                F::NAME
+            );
+            shapes.push((ooc.passes(), ooc.buffer_bytes()));
+        }
+    }
+    assert_eq!(shapes[0].0, 1, "a budget 4× the output runs in one pass");
+    assert_eq!(
+        shapes.last().unwrap().0,
+        3,
+        "a budget of 1/64 of the output takes three passes"
+    );
+    assert!(shapes.iter().all(|&(_, bytes)| bytes > 0));
+}
+
+#[test]
+fn every_budget_matches_the_in_memory_lde() {
+    every_budget::<BabyBear>(12, 1, 8);
+    every_budget::<BabyBear>(11, 2, 3);
+    every_budget::<KoalaBear>(12, 1, 5);
+    every_budget::<Goldilocks>(11, 1, 4);
+    every_budget::<Goldilocks>(10, 3, 2);
+}
+
+#[test]
+fn column_shards_put_together_are_the_whole() {
+    let (log_n, lanes) = (11, 10);
+    let spec = Transform::<BabyBear>::coset_lde(log_n, LogBlowup(1))
+        .shift(BabyBear::new(7))
+        .lanes(lanes);
+    let trace = pseudo_random::<BabyBear>(lanes << log_n, 5);
+    let expected = in_memory(&spec, &trace);
+    let mut out = vec![BabyBear::ZERO; expected.len()];
+    let budget = STAGING + (lanes << log_n); // three passes for every shard
+    let mut texts = Vec::new();
+    for columns in [0..3, 3..4, 4..10] {
+        let shard = OutOfCore::new(budget)
+            .planner(Planner::new().threads(Threads::Count(1)))
+            .columns(columns.clone())
+            .plan(&spec)
+            .unwrap();
+        assert_eq!(shard.column_range(), columns);
+        assert_eq!(shard.passes(), 3, "{shard}");
+        shard
+            .run(
+                &mut MemRows::new(&trace[..], lanes),
+                &mut MemRows::new(&mut out[..], lanes),
+            )
+            .unwrap();
+        // A worker elsewhere plans the same shard to the same text.
+        let again = OutOfCore::new(budget)
+            .planner(Planner::new().threads(Threads::Count(1)))
+            .columns(columns)
+            .plan(&spec)
+            .unwrap();
+        assert_eq!(shard.to_string(), again.to_string());
+        texts.push(shard.to_string());
+    }
+    assert!(out == expected);
+    assert!(texts[0].contains("columns 0..3 of 10"));
+}
+
+fn temp_path(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("nttfuse-ooc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn write_trace<F: FileElement>(path: &PathBuf, trace: &[F]) {
+    let mut bytes = vec![0u8; trace.len() * F::BYTES];
+    for (x, b) in trace.iter().zip(bytes.chunks_exact_mut(F::BYTES)) {
+        x.put(b);
+    }
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn read_output<F: FileElement>(path: &PathBuf) -> Vec<F> {
+    std::fs::read(path)
+        .unwrap()
+        .chunks_exact(F::BYTES)
+        .map(|b| F::get(b).unwrap())
+        .collect()
+}
+
+#[test]
+fn files_round_trip_bit_for_bit() {
+    let (log_n, lanes) = (12, 6);
+    let spec = Transform::<Goldilocks>::coset_lde(log_n, LogBlowup(1))
+        .shift(Goldilocks::multiplicative_generator())
+        .lanes(lanes);
+    let trace = pseudo_random::<Goldilocks>(lanes << log_n, 9);
+    let expected = in_memory(&spec, &trace);
+    let (input, output) = (temp_path("gl-in"), temp_path("gl-out"));
+    write_trace(&input, &trace);
+    let ooc = OutOfCore::new(STAGING + (lanes << log_n) * 2)
+        .plan(&spec)
+        .unwrap();
+    assert_eq!(ooc.passes(), 3);
+    let mut seen = Vec::new();
+    ooc.run_files_with(&input, &output, |p| {
+        seen.push(p);
+        ControlFlow::Continue(())
+    })
+    .unwrap();
+    assert!(read_output::<Goldilocks>(&output) == expected);
+    let last: Progress = *seen.last().unwrap();
+    assert_eq!((last.pass, last.passes), (3, 3));
+    assert_eq!(last.bytes_done, last.bytes_total);
+    assert_eq!(last.bytes_total, ooc.io_bytes());
+    assert!(seen.windows(2).all(|w| w[0].bytes_done < w[1].bytes_done));
+    // Shards into one shared output file.
+    std::fs::remove_file(&output).unwrap();
+    for columns in [0..2, 2..6] {
+        OutOfCore::new(STAGING + 4096)
+            .columns(columns)
+            .plan(&spec)
+            .unwrap()
+            .run_files(&input, &output)
+            .unwrap();
+    }
+    assert!(read_output::<Goldilocks>(&output) == expected);
+}
+
+#[test]
+fn bad_files_are_typed_errors_naming_file_and_offset() {
+    let (log_n, lanes) = (10, 2);
+    let spec = Transform::<BabyBear>::coset_lde(log_n, LogBlowup(1)).lanes(lanes);
+    let ooc = OutOfCore::new(STAGING + 4096).plan(&spec).unwrap();
+    let trace = pseudo_random::<BabyBear>(lanes << log_n, 3);
+    let (input, output) = (temp_path("bb-in"), temp_path("bb-out"));
+    // Short input: refused before any work.
+    write_trace(&input, &trace[..trace.len() - 1]);
+    match ooc.run_files(&input, &output) {
+        Err(Error::Io {
+            file,
+            offset,
+            reason,
+        }) => {
+            assert!(file.ends_with("bb-in"), "{file}");
+            assert_eq!(offset, (trace.len() as u64 - 1) * 4);
+            assert!(reason.contains("ends at byte"), "{reason}");
+        }
+        other => panic!("short input: {other:?}"),
+    }
+    // A word that is not canonical: the offset of that word.
+    write_trace(&input, &trace);
+    let mut bytes = std::fs::read(&input).unwrap();
+    bytes[4 * 77..4 * 78].copy_from_slice(&u32::MAX.to_le_bytes());
+    std::fs::write(&input, &bytes).unwrap();
+    match ooc.run_files(&input, &output) {
+        Err(Error::Io { offset, reason, .. }) => {
+            assert_eq!(offset, 4 * 77);
+            assert!(reason.contains("canonical"), "{reason}");
+        }
+        other => panic!("non-canonical input: {other:?}"),
+    }
+    write_trace(&input, &trace);
+    // A missing input and an output that cannot be written.
+    assert!(matches!(
+        ooc.run_files(&temp_path("missing"), &output),
+        Err(Error::Io { offset: 0, .. })
+    ));
+    assert!(matches!(
+        ooc.run_files(
+            &input,
+            std::path::Path::new("/proc/nttfuse-no-such-dir/out")
+        ),
+        Err(Error::Io { .. })
+    ));
+    // A full disk: /dev/full takes no byte.
+    #[cfg(target_os = "linux")]
+    match ooc.run_files(&input, std::path::Path::new("/dev/full")) {
+        Err(Error::Io { file, reason, .. }) => assert!(file == "/dev/full", "{file}: {reason}"),
+        other => panic!("/dev/full: {other:?}"),
+    }
+    // Interrupted: a typed error, and running again completes.
+    let small = OutOfCore::new(STAGING + 2048).plan(&spec).unwrap();
+    assert_eq!(small.passes(), 3);
+    let stop = small.run_files_with(&input, &output, |p| {
+        if p.pass == 2 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    assert_eq!(stop, Err(Error::Interrupted { pass: 2, passes: 3 }));
+    small.run_files(&input, &output).unwrap();
+    assert!(read_output::<BabyBear>(&output) == in_memory(&spec, &trace));
+}
+
+#[test]
+fn budgets_and_specs_out_of_reach_are_typed_errors() {
+    let spec = Transform::<BabyBear>::coset_lde(12, LogBlowup(1)).lanes(4);
+    assert!(matches!(
+        OutOfCore::new(1 << 10).plan(&spec),
+        Err(Error::BudgetTooSmall { budget: 1024, .. })
+    ));
+    assert!(matches!(
+        OutOfCore::new(64 << 20).plan(&spec.clone().order(Order::BitReversed)),
+        Err(Error::Unsupported { .. })
+    ));
+    assert!(matches!(
+        OutOfCore::new(64 << 20).columns(3..5).plan(&spec),
+        Err(Error::Unsupported { .. })
+    ));
+    // Storage shorter than the plan: a typed error, not a panic.
+    let ooc = OutOfCore::new(64 << 20).plan(&spec).unwrap();
+    let short = vec![BabyBear::ZERO; 100];
+    let mut out = vec![BabyBear::ZERO; 4 << 13];
+    assert!(matches!(
+        ooc.run(
+            &mut MemRows::new(&short[..], 4),
+            &mut MemRows::new(&mut out[..], 4)
+        ),
+        Err(Error::Io { .. })
+    ));
+}
