@@ -110,6 +110,20 @@ unsafe impl RingLanes for KemYmm {
             ))
         }
     }
+    /// `a − round(a·10/2^15)·q` (`backend::ring::kem_reduce_sums`, |r| ≤
+    /// 2056 from the sums' |a| ≤ 26,640): two multiplies deep where
+    /// `reduce` is three.
+    #[inline(always)]
+    fn reduce_sums(self) -> Self {
+        // SAFETY: see the impl.
+        unsafe {
+            let t = _mm256_mulhrs_epi16(self.0, _mm256_set1_epi16(10));
+            Self(_mm256_sub_epi16(
+                self.0,
+                _mm256_mullo_epi16(t, _mm256_set1_epi16(mlkem::Q)),
+            ))
+        }
+    }
     /// From |a| < 8q: + 8q, then four unsigned minima.
     #[inline(always)]
     fn canonical(self) -> Self {
@@ -277,3 +291,38 @@ unsafe fn dsa_positive(a: __m256i) -> __m256i {
 
 crate::backend::ring::ring_entry_points!(KemYmm, i16, "avx2", MLKEM: mlkem_forward, mlkem_inverse);
 crate::backend::ring::ring_entry_points!(DsaYmm, i32, "avx2", MLDSA: mldsa_forward, mldsa_inverse);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::ring::kem_reduce_sums;
+    #[allow(unused_imports)]
+    use crate::test_prelude::*;
+
+    /// `reduce_sums` of every `i16`, 16 at a time.
+    ///
+    /// # Safety
+    /// The CPU has the features enabled here.
+    #[target_feature(enable = "avx2")]
+    unsafe fn reduce_sums_of_every_word() -> Vec<i16> {
+        let words: Vec<i16> = (i16::MIN..=i16::MAX).collect();
+        let mut out = alloc::vec![0i16; words.len()];
+        for (a, r) in words.chunks_exact(16).zip(out.chunks_exact_mut(16)) {
+            // SAFETY: 16 words each side; the features are enabled.
+            unsafe { KemYmm::load(a.as_ptr()).reduce_sums().store(r.as_mut_ptr()) }
+        }
+        out
+    }
+
+    #[test]
+    fn kem_reduce_sums_matches_the_scalar_reference_bit_for_bit() {
+        if !x86_has!("avx2") {
+            return;
+        }
+        // SAFETY: detected just above.
+        let out = unsafe { reduce_sums_of_every_word() };
+        for (a, r) in (i16::MIN..=i16::MAX).zip(out) {
+            assert_eq!(r, kem_reduce_sums(a), "{a}");
+        }
+    }
+}

@@ -227,6 +227,20 @@ unsafe impl RingLanes for KemZmm {
             ))
         }
     }
+    /// `a − round(a·10/2^15)·q` (`backend::ring::kem_reduce_sums`, |r| ≤
+    /// 2056 from the sums' |a| ≤ 26,640): two multiplies deep where
+    /// `reduce` is three.
+    #[inline(always)]
+    fn reduce_sums(self) -> Self {
+        // SAFETY: see the impl.
+        unsafe {
+            let t = _mm512_mulhrs_epi16(self.0, _mm512_set1_epi16(10));
+            Self(_mm512_sub_epi16(
+                self.0,
+                _mm512_mullo_epi16(t, _mm512_set1_epi16(mlkem::Q)),
+            ))
+        }
+    }
     /// From |a| < 8q: + 8q into [0, 16q) (unsigned), then four conditional
     /// subtractions as unsigned minima (no multiply).
     #[inline(always)]
@@ -454,3 +468,38 @@ crate::backend::ring::ring_entry_points!(
     mlkem_inverse
 );
 crate::backend::ring::ring_entry_points!(DsaZmm, i32, "avx512f", MLDSA: mldsa_forward, mldsa_inverse);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::ring::kem_reduce_sums;
+    #[allow(unused_imports)]
+    use crate::test_prelude::*;
+
+    /// `reduce_sums` of every `i16`, 32 at a time.
+    ///
+    /// # Safety
+    /// The CPU has the features enabled here.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn reduce_sums_of_every_word() -> Vec<i16> {
+        let words: Vec<i16> = (i16::MIN..=i16::MAX).collect();
+        let mut out = alloc::vec![0i16; words.len()];
+        for (a, r) in words.chunks_exact(32).zip(out.chunks_exact_mut(32)) {
+            // SAFETY: 32 words each side; the features are enabled.
+            unsafe { KemZmm::load(a.as_ptr()).reduce_sums().store(r.as_mut_ptr()) }
+        }
+        out
+    }
+
+    #[test]
+    fn kem_reduce_sums_matches_the_scalar_reference_bit_for_bit() {
+        if !x86_has!("avx512bw") {
+            return;
+        }
+        // SAFETY: detected just above.
+        let out = unsafe { reduce_sums_of_every_word() };
+        for (a, r) in (i16::MIN..=i16::MAX).zip(out) {
+            assert_eq!(r, kem_reduce_sums(a), "{a}");
+        }
+    }
+}

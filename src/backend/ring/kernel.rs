@@ -58,7 +58,7 @@ unsafe fn ct_between<L: RingLanes>(r: &mut [L; 16], distance: usize, twiddles: *
 enum Sums<W> {
     /// As they are.
     Raw,
-    /// Reduced (|a| ≤ q/2 + 1).
+    /// Reduced (`RingLanes::reduce_sums`).
     Reduced,
     /// Multiplied by the twiddle at this address (the inverse's last layer,
     /// whose differences' twiddles carry the scale).
@@ -84,7 +84,7 @@ unsafe fn gs_between<L: RingLanes>(
             unsafe {
                 r[i] = match sums {
                     Sums::Raw => a.add(b),
-                    Sums::Reduced => a.add(b).reduce(),
+                    Sums::Reduced => a.add(b).reduce_sums(),
                     Sums::Scaled(f) => a.add(b).mul_splat(f),
                 };
                 r[i + distance] = a
@@ -261,7 +261,7 @@ pub(crate) unsafe fn inverse<
                             if L::inverse_reduces_sums_after(s, ANY_INPUT) {
                                 // The sums alone, before the exchange mixes
                                 // them with the products.
-                                x = x.reduce();
+                                x = x.reduce_sums();
                             }
                             (r[2 * pair], r[2 * pair + 1]) = L::exchange(x, y, stage);
                         }

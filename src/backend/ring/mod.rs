@@ -103,6 +103,14 @@ pub(crate) unsafe trait RingLanes: Copy {
     unsafe fn mul_lanes(self, t: *const Self::Word) -> Self;
     /// Same residue, |r| ≤ q/2 (rounded up), from any word.
     fn reduce(self) -> Self;
+    /// Same residue from the inverse's sums where its schedule reduces them
+    /// (ML-KEM: |a| ≤ 26,640), |r| ≤ [`KEM_SUMS_REDUCED`]: a lane type may
+    /// trade `reduce`'s tight bound for a shorter chain here (see
+    /// [`kem_reduce_sums`]). Default: `reduce`.
+    #[inline(always)]
+    fn reduce_sums(self) -> Self {
+        self.reduce()
+    }
     /// The canonical residue in `[0, q)` from the forward NTT's output
     /// (|a| < (LAYERS + 1)·q).
     fn canonical(self) -> Self;
@@ -354,6 +362,22 @@ pub(crate) const fn kem_inverse_reduces_before(step: usize, any_input: bool) -> 
     }
 }
 
+/// The bound of ML-KEM's `RingLanes::reduce_sums` from |a| ≤ 26,640
+/// (`kem_reduce_sums`'s, checked exhaustively below).
+pub(crate) const KEM_SUMS_REDUCED: i32 = 2056;
+
+/// The x86 `reduce_sums` of ML-KEM, a word at a time (the reference its
+/// SIMD forms are tested against): `a − round(a·10/2^15)·q`, the quotient
+/// from one rounding multiply (`vpmulhrsw`; 10/2^15 is 1/q to 1.6 %, so the
+/// error grows with |a|: |r| ≤ 2056 from |a| ≤ 26,640, where Barrett's two
+/// dependent multiplies give 1664). Three instructions and two multiplies
+/// deep instead of four and three.
+#[cfg(test)]
+pub(crate) const fn kem_reduce_sums(a: i16) -> i16 {
+    let t = ((a as i32 * 10 + (1 << 14)) >> 15) as i16;
+    a.wrapping_sub(t.wrapping_mul(crate::field::mlkem::Q))
+}
+
 /// ML-KEM's inverse schedule of the register kernels (every ISA), on the
 /// sums alone. A layer's sum pairs two words of the same history (both sums
 /// or both products of the layer before), so the largest word after a layer
@@ -380,8 +404,10 @@ mod tests {
     use crate::test_prelude::*;
 
     /// The largest |word| through ML-KEM's inverse under the register
-    /// kernels' schedule, checked against `i16`: Barrett leaves ≤ 1664
-    /// (`reduce`, checked exhaustively by the lane types' tests), a twiddle
+    /// kernels' schedule, checked against `i16`: the input's Barrett
+    /// reduction leaves ≤ 1664 (`reduce`, the scalar `barrett_reduce`'s
+    /// value), the sums' reduction takes ≤ 26,640 to ≤ `KEM_SUMS_REDUCED`
+    /// (whichever of `reduce` and `reduce_sums` a lane type runs), a twiddle
     /// product ≤ 2497.
     #[test]
     fn kem_schedule_bounds() {
@@ -399,7 +425,11 @@ mod tests {
                 let sums = if step == 6 {
                     PRODUCT // the last layer's sums are multiplied by the scale
                 } else if kem_inverse_reduces_sums_after(step, any_input) {
-                    REDUCED
+                    assert!(
+                        sums <= 26_640,
+                        "step {step}: {sums} past reduce_sums' range"
+                    );
+                    KEM_SUMS_REDUCED.max(REDUCED)
                 } else {
                     sums
                 };
@@ -408,5 +438,17 @@ mod tests {
             assert!(largest < Q as i32, "output bound |a| < q");
             assert!(!kem_inverse_reduces_sums_after(6, any_input));
         }
+    }
+
+    #[test]
+    fn kem_reduce_sums_keeps_the_residue_within_its_bound() {
+        for a in -26_640i32..=26_640 {
+            let r = kem_reduce_sums(a as i16) as i32;
+            assert_eq!((a - r).rem_euclid(Q as i32), 0, "{a}");
+            assert!(r.abs() <= KEM_SUMS_REDUCED, "{a} -> {r}");
+        }
+        // The bound is tight.
+        assert!((-26_640i32..=26_640)
+            .any(|a| kem_reduce_sums(a as i16).abs() as i32 == KEM_SUMS_REDUCED));
     }
 }
