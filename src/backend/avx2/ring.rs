@@ -110,6 +110,20 @@ unsafe impl RingLanes for KemYmm {
             ))
         }
     }
+    /// `(a >> 16) − mulhi(mullo(a, q⁻¹), q)` (`backend::ring::kem_reduce_input`:
+    /// a·2^−16, |r| ≤ 1665 from any word): two multiplies deep where
+    /// `reduce` is three.
+    #[inline(always)]
+    fn reduce_input(self) -> Self {
+        // SAFETY: see the impl.
+        unsafe {
+            let m = _mm256_mullo_epi16(self.0, _mm256_set1_epi16(-3327)); // q⁻¹ mod 2^16
+            Self(_mm256_sub_epi16(
+                _mm256_srai_epi16::<15>(self.0),
+                _mm256_mulhi_epi16(m, _mm256_set1_epi16(mlkem::Q)),
+            ))
+        }
+    }
     /// `a − round(a·10/2^15)·q` (`backend::ring::kem_reduce_sums`, |r| ≤
     /// 2056 from the sums' |a| ≤ 26,640): two multiplies deep where
     /// `reduce` is three.
@@ -295,34 +309,44 @@ crate::backend::ring::ring_entry_points!(DsaYmm, i32, "avx2", MLDSA: mldsa_forwa
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::ring::kem_reduce_sums;
+    use crate::backend::ring::{kem_reduce_input, kem_reduce_sums};
     #[allow(unused_imports)]
     use crate::test_prelude::*;
 
-    /// `reduce_sums` of every `i16`, 16 at a time.
+    /// `reduce_input` (`INPUT`) or `reduce_sums` of every `i16`, 16 at a
+    /// time.
     ///
     /// # Safety
     /// The CPU has the features enabled here.
     #[target_feature(enable = "avx2")]
-    unsafe fn reduce_sums_of_every_word() -> Vec<i16> {
+    unsafe fn of_every_word<const INPUT: bool>() -> Vec<i16> {
         let words: Vec<i16> = (i16::MIN..=i16::MAX).collect();
         let mut out = alloc::vec![0i16; words.len()];
         for (a, r) in words.chunks_exact(16).zip(out.chunks_exact_mut(16)) {
             // SAFETY: 16 words each side; the features are enabled.
-            unsafe { KemYmm::load(a.as_ptr()).reduce_sums().store(r.as_mut_ptr()) }
+            unsafe {
+                let x = KemYmm::load(a.as_ptr());
+                let y = if INPUT {
+                    x.reduce_input()
+                } else {
+                    x.reduce_sums()
+                };
+                y.store(r.as_mut_ptr())
+            }
         }
         out
     }
 
     #[test]
-    fn kem_reduce_sums_matches_the_scalar_reference_bit_for_bit() {
+    fn kem_reductions_match_the_scalar_references_bit_for_bit() {
         if !x86_has!("avx2") {
             return;
         }
         // SAFETY: detected just above.
-        let out = unsafe { reduce_sums_of_every_word() };
-        for (a, r) in (i16::MIN..=i16::MAX).zip(out) {
-            assert_eq!(r, kem_reduce_sums(a), "{a}");
+        let (input, sums) = unsafe { (of_every_word::<true>(), of_every_word::<false>()) };
+        for ((a, i), s) in (i16::MIN..=i16::MAX).zip(input).zip(sums) {
+            assert_eq!(i, kem_reduce_input(a), "input {a}");
+            assert_eq!(s, kem_reduce_sums(a), "sums {a}");
         }
     }
 }

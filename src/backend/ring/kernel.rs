@@ -242,7 +242,7 @@ pub(crate) unsafe fn inverse<
                         )
                     };
                     if L::inverse_reduces_input(ANY_INPUT) {
-                        (x, y) = (x.reduce(), y.reduce());
+                        (x, y) = (x.reduce_input(), y.reduce_input());
                     }
                     (r[2 * pair], r[2 * pair + 1]) = (x, y);
                 }

@@ -111,6 +111,15 @@ pub(crate) unsafe trait RingLanes: Copy {
     fn reduce_sums(self) -> Self {
         self.reduce()
     }
+    /// The any-input inverse's first step on every word, from any word to
+    /// |r| ≤ 1665: the same residue (default: `reduce`), or, on AVX2, the
+    /// residue times 2^−16 (a Montgomery reduction, one multiply shallower),
+    /// which that kernel's table carries back in its scale
+    /// ([`kem_input_scale`], applied in `select::mlkem`).
+    #[inline(always)]
+    fn reduce_input(self) -> Self {
+        self.reduce()
+    }
     /// The canonical residue in `[0, q)` from the forward NTT's output
     /// (|a| < (LAYERS + 1)·q).
     fn canonical(self) -> Self;
@@ -378,6 +387,27 @@ pub(crate) const fn kem_reduce_sums(a: i16) -> i16 {
     a.wrapping_sub(t.wrapping_mul(crate::field::mlkem::Q))
 }
 
+/// The AVX2 `reduce_input` of ML-KEM, a word at a time (the reference its
+/// SIMD forms are tested against): the Montgomery reduction of `a` itself,
+/// `(a − m·q)/2^16` with m = a·q⁻¹ mod 2^16, ≡ a·2^−16, |r| ≤ 1665 from any
+/// word; `a >> 16` is a shift, so the chain is two multiplies deep where
+/// Barrett's is three.
+#[cfg(test)]
+pub(crate) const fn kem_reduce_input(a: i16) -> i16 {
+    let m = a.wrapping_mul(-3327); // q⁻¹ mod 2^16
+    (((a as i32) >> 16) - ((m as i32 * crate::field::mlkem::Q as i32) >> 16)) as i16
+}
+
+/// The inverse's scale `f` (Montgomery form) for a kernel whose
+/// `reduce_input` multiplies by 2^−16: f·2^16, as `fqmul(f, 2^32 mod q)`.
+pub(crate) const fn kem_input_scale(f: i16, montgomery_input: bool) -> i16 {
+    if montgomery_input {
+        crate::field::mlkem::fqmul(f, 1353) // 2^32 mod q
+    } else {
+        f
+    }
+}
+
 /// ML-KEM's inverse schedule of the register kernels (every ISA), on the
 /// sums alone. A layer's sum pairs two words of the same history (both sums
 /// or both products of the layer before), so the largest word after a layer
@@ -404,15 +434,15 @@ mod tests {
     use crate::test_prelude::*;
 
     /// The largest |word| through ML-KEM's inverse under the register
-    /// kernels' schedule, checked against `i16`: the input's Barrett
-    /// reduction leaves ≤ 1664 (`reduce`, the scalar `barrett_reduce`'s
-    /// value), the sums' reduction takes ≤ 26,640 to ≤ `KEM_SUMS_REDUCED`
+    /// kernels' schedule, checked against `i16`: the input's reduction
+    /// leaves ≤ 1665 (`reduce_input`: Barrett's 1664 or Montgomery's 1665),
+    /// the sums' reduction takes ≤ 26,640 to ≤ `KEM_SUMS_REDUCED`
     /// (whichever of `reduce` and `reduce_sums` a lane type runs), a twiddle
     /// product ≤ 2497.
     #[test]
     fn kem_schedule_bounds() {
         const PRODUCT: i32 = 2497;
-        const REDUCED: i32 = 1664;
+        const REDUCED: i32 = 1665; // reduce_input's (Barrett's is 1664)
         for any_input in [false, true] {
             // Any input is reduced before the first layer.
             let mut largest = if any_input { REDUCED } else { Q as i32 - 1 };
@@ -429,7 +459,7 @@ mod tests {
                         sums <= 26_640,
                         "step {step}: {sums} past reduce_sums' range"
                     );
-                    KEM_SUMS_REDUCED.max(REDUCED)
+                    KEM_SUMS_REDUCED
                 } else {
                     sums
                 };
@@ -450,5 +480,20 @@ mod tests {
         // The bound is tight.
         assert!((-26_640i32..=26_640)
             .any(|a| kem_reduce_sums(a as i16).abs() as i32 == KEM_SUMS_REDUCED));
+    }
+
+    #[test]
+    fn kem_reduce_input_is_a_montgomery_reduction_within_1665() {
+        let r_inverse = 169; // 2^−16 mod q
+        assert_eq!(r_inverse * 65536 % Q as i32, 1);
+        for a in i16::MIN..=i16::MAX {
+            let r = kem_reduce_input(a) as i32;
+            assert_eq!((a as i32 * r_inverse - r).rem_euclid(Q as i32), 0, "{a}");
+            assert!(r.abs() <= 1665, "{a} -> {r}");
+        }
+        // The scale takes the factor back: f·2^16·2^−16 = f.
+        let f = 1441;
+        let scaled = kem_input_scale(f, true) as i32;
+        assert_eq!((scaled * r_inverse - f as i32).rem_euclid(Q as i32), 0);
     }
 }

@@ -128,6 +128,10 @@ pub(crate) fn mlkem(
         ..mode
     };
     let contract = contract(mode, 8, "i16");
+    // The AVX2 kernels' input reduction multiplies by 2^−16 (Montgomery, two
+    // multiplies deep); their scale carries 2^16 back.
+    #[cfg(target_arch = "x86_64")]
+    let avx2_scale = super::kem_input_scale(scale, mode.inverse && mode.any_input);
     match backend.backend() {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: a `Checked<MlKem>` for AVX-512 is made only after AVX-512
@@ -148,7 +152,13 @@ pub(crate) fn mlkem(
         Backend::Avx2 => unsafe {
             type T = KemMontgomery<16, 8>;
             let text = format!("{}; {contract}", shape_text::<T>("avx2", "ymm"));
-            simd::<T>(&crate::backend::avx2::ring::MLKEM, mode, heap, scale, text)
+            simd::<T>(
+                &crate::backend::avx2::ring::MLKEM,
+                mode,
+                heap,
+                avx2_scale,
+                text,
+            )
         },
         #[cfg(target_arch = "aarch64")]
         // SAFETY: as above, NEON detected, its own table layout.
