@@ -13,11 +13,11 @@
 //! columns of the output, every row, bit for bit against the in-memory plan.
 //! Exits non-zero on a mismatch or a peak above budget + 10%.
 
-use nttfuse::out_of_core::{FileElement, OutOfCore, Progress};
+use nttfuse::out_of_core::{FileElement, FileRows, OutOfCore, Progress, RowSource, RowStore};
 use nttfuse::prelude::*;
 use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
-use std::ops::ControlFlow;
+use std::ops::{ControlFlow, Range};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -56,6 +56,32 @@ fn args() -> Args {
         }
     }
     a
+}
+
+/// Storage that adds the time of every read and write (positioned I/O and
+/// the conversion from and to the file format) to `seconds`.
+struct Timed<'a, R> {
+    rows: R,
+    read: &'a std::cell::Cell<f64>,
+    write: &'a std::cell::Cell<f64>,
+}
+
+impl<F, R: RowSource<F>> RowSource<F> for Timed<'_, R> {
+    fn read_rows(&mut self, row: usize, cols: Range<usize>, out: &mut [F]) -> Result<(), Error> {
+        let t = Instant::now();
+        let r = self.rows.read_rows(row, cols, out);
+        self.read.set(self.read.get() + t.elapsed().as_secs_f64());
+        r
+    }
+}
+
+impl<F, R: RowStore<F>> RowStore<F> for Timed<'_, R> {
+    fn write_rows(&mut self, row: usize, cols: Range<usize>, data: &[F]) -> Result<(), Error> {
+        let t = Instant::now();
+        let r = self.rows.write_rows(row, cols, data);
+        self.write.set(self.write.get() + t.elapsed().as_secs_f64());
+        r
+    }
 }
 
 /// The process's peak resident set (VmHWM), bytes.
@@ -171,7 +197,30 @@ fn run<F: Kernels + TwoAdicField + FileElement>(a: &Args) -> bool {
     let before = peak_rss();
     let start = Instant::now();
     let mut last_draw = Instant::now();
-    let result = ooc.run_files_with(&input, &output, |p: Progress| {
+    let mut pass_ends = vec![0.0f64; ooc.passes()];
+    let (read_s, write_s) = (std::cell::Cell::new(0.0), std::cell::Cell::new(0.0));
+    let source = File::open(&input).unwrap();
+    let sink = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&output)
+        .unwrap();
+    sink.set_len(out_bytes as u64).unwrap();
+    let staging = ooc.staging_bytes();
+    let mut source_rows = Timed {
+        rows: FileRows::new(&source, input.display().to_string(), a.columns).staging(staging),
+        read: &read_s,
+        write: &write_s,
+    };
+    let mut sink_rows = Timed {
+        rows: FileRows::new(&sink, output.display().to_string(), a.columns).staging(staging),
+        read: &read_s,
+        write: &write_s,
+    };
+    let result = ooc.run_with(&mut source_rows, &mut sink_rows, |p: Progress| {
+        pass_ends[p.pass - 1] = start.elapsed().as_secs_f64();
         if tty && last_draw.elapsed().as_millis() > 200 {
             last_draw = Instant::now();
             let done = p.bytes_done as f64 / p.bytes_total as f64;
@@ -186,6 +235,13 @@ fn run<F: Kernels + TwoAdicField + FileElement>(a: &Args) -> bool {
             );
         }
         ControlFlow::Continue(())
+    });
+    let result = result.and_then(|()| {
+        sink.sync_data().map_err(|e| Error::Io {
+            file: output.display().to_string(),
+            offset: 0,
+            reason: e.to_string(),
+        })
     });
     let seconds = start.elapsed().as_secs_f64();
     if tty {
@@ -214,6 +270,23 @@ fn run<F: Kernels + TwoAdicField + FileElement>(a: &Args) -> bool {
         moved / seconds / bandwidth,
         ooc.passes(),
         ooc.disk_sweeps()
+    );
+    let times: Vec<String> = pass_ends
+        .iter()
+        .scan(0.0, |prev, &end| {
+            let t = end - *prev;
+            *prev = end;
+            Some(format!("{t:.2} s"))
+        })
+        .collect();
+    println!(
+        "passes     {} (sync to disk after the last: {:.2} s); reads + decoding {:.2} s, encoding + writes {:.2} s, \
+         computing {:.2} s",
+        times.join(", "),
+        seconds - pass_ends.last().copied().unwrap_or(0.0),
+        read_s.get(),
+        write_s.get(),
+        pass_ends.last().copied().unwrap_or(0.0) - read_s.get() - write_s.get()
     );
     let limit = budget + budget / 10;
     let rss_ok = peak <= limit;

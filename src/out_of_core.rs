@@ -357,19 +357,13 @@ impl<T: FileElement> RowSource<T> for FileRows<'_> {
                     }
                 }
                 let out = &mut out[(row - first_row) * width..][..n * width];
-                for (i, (x, b)) in out
-                    .iter_mut()
-                    .zip(staging.chunks_exact(T::BYTES))
-                    .enumerate()
-                {
-                    *x = T::get(b).ok_or_else(|| {
-                        let (r, c) = (i / width, i % width);
-                        this.error(
-                            this.offset::<T>(row + r, columns.start + c),
-                            format!("not a canonical {} element", T::NAME),
-                        )
-                    })?;
-                }
+                decode(&staging[..bytes], out).map_err(|i| {
+                    let (r, c) = (i / width, i % width);
+                    this.error(
+                        this.offset::<T>(row + r, columns.start + c),
+                        format!("not a canonical {} element", T::NAME),
+                    )
+                })?;
                 Ok(())
             })();
             this.staging = staging;
@@ -392,9 +386,7 @@ impl<T: FileElement> RowStore<T> for FileRows<'_> {
         self.chunks::<T>(first_row, &columns, rows, |this, row, n| {
             let data = &data[(row - first_row) * width..][..n * width];
             let mut staging = core::mem::take(&mut this.staging);
-            for (x, b) in data.iter().zip(staging.chunks_exact_mut(T::BYTES)) {
-                x.put(b);
-            }
+            encode(data, &mut staging[..n * row_bytes]);
             let result = (|| {
                 if whole {
                     let at = this.offset::<T>(row, 0);
@@ -413,6 +405,36 @@ impl<T: FileElement> RowStore<T> for FileRows<'_> {
             result
         })
     }
+}
+
+/// Elements per parallel piece of a conversion.
+const CONVERT_PIECE: usize = 16 << 10;
+
+/// `out[i]` = the element in `bytes[i·BYTES..]`, converted on all threads;
+/// the index of a word that is not canonical otherwise.
+fn decode<T: FileElement>(bytes: &[u8], out: &mut [T]) -> Result<(), usize> {
+    use rayon::prelude::*;
+    out.par_chunks_mut(CONVERT_PIECE)
+        .zip(bytes.par_chunks(CONVERT_PIECE * T::BYTES))
+        .enumerate()
+        .try_for_each(|(piece, (out, bytes))| {
+            for (i, (x, b)) in out.iter_mut().zip(bytes.chunks_exact(T::BYTES)).enumerate() {
+                *x = T::get(b).ok_or(piece * CONVERT_PIECE + i)?;
+            }
+            Ok(())
+        })
+}
+
+/// `bytes[i·BYTES..]` = element `data[i]`, converted on all threads.
+fn encode<T: FileElement>(data: &[T], bytes: &mut [u8]) {
+    use rayon::prelude::*;
+    data.par_chunks(CONVERT_PIECE)
+        .zip(bytes.par_chunks_mut(CONVERT_PIECE * T::BYTES))
+        .for_each(|(data, bytes)| {
+            for (x, b) in data.iter().zip(bytes.chunks_exact_mut(T::BYTES)) {
+                x.put(b);
+            }
+        });
 }
 
 /// Where a run is, for a progress display (and to stop it: return
@@ -579,6 +601,104 @@ impl<F: Kernels + TwoAdicField> OutOfCoreLde<F> {
         })
     }
 
+    /// Reads a plan back from its text ([`fmt::Display`]): the spec, the
+    /// columns and the budget from the first lines, the planner's settings
+    /// from the first in-memory plan's text; plans again and accepts only
+    /// the very same text (else [`Error::PlanText`]), so every worker of a
+    /// sharded run can check it runs the plan it was handed.
+    pub fn from_text(text: &str) -> Result<Self, Error>
+    where
+        F: FileElement,
+    {
+        let bad = |line: usize, reason: &str| Error::PlanText {
+            line,
+            reason: reason.into(),
+        };
+        let lines: Vec<&str> = text.trim_end().lines().collect();
+        let head = lines
+            .first()
+            .and_then(|l| l.strip_prefix("out-of-core coset LDE  "))
+            .ok_or_else(|| bad(1, "not an out-of-core LDE plan"))?;
+        let number = |s: &str, line: usize| -> Result<u64, Error> {
+            s.trim()
+                .parse::<u64>()
+                .map_err(|_| bad(line, "a number was expected"))
+        };
+        // "{NAME}, n = 2^{a} → 2^{b} rows, shift {s}, columns {c0}..{c1} of {w}"
+        let parts: Vec<&str> = head.split(", ").collect();
+        let [name, sizes, shift, columns] = parts[..] else {
+            return Err(bad(1, "the header has four parts"));
+        };
+        if name != F::NAME {
+            return Err(bad(1, "the plan is for another field"));
+        }
+        let (log_n, log_m) = sizes
+            .strip_prefix("n = 2^")
+            .and_then(|s| s.strip_suffix(" rows"))
+            .and_then(|s| s.split_once(" → 2^"))
+            .ok_or_else(|| bad(1, "sizes"))?;
+        let (log_n, log_m) = (number(log_n, 1)? as u32, number(log_m, 1)? as u32);
+        let shift = number(
+            shift
+                .strip_prefix("shift ")
+                .ok_or_else(|| bad(1, "shift"))?,
+            1,
+        )?;
+        let (range, width) = columns
+            .strip_prefix("columns ")
+            .and_then(|s| s.split_once(" of "))
+            .ok_or_else(|| bad(1, "columns"))?;
+        let (c0, c1) = range.split_once("..").ok_or_else(|| bad(1, "columns"))?;
+        let budget = lines
+            .get(1)
+            .and_then(|l| l.strip_prefix("budget     "))
+            .and_then(|l| l.split_once(" bytes"))
+            .ok_or_else(|| bad(2, "the budget line"))?
+            .0;
+        let budget = number(budget, 2)? as usize;
+        // The planner's settings: the first in-memory plan's text.
+        let first = lines
+            .iter()
+            .position(|l| l.starts_with("transform  "))
+            .ok_or_else(|| bad(lines.len(), "no in-memory plan"))?;
+        let end = lines[first..]
+            .iter()
+            .position(|l| l.starts_with("-- ") || l.starts_with("predicted: "))
+            .map_or(lines.len(), |i| first + i);
+        let sub = Plan::<F>::from_text(&lines[first..end].join("\n")).map_err(|e| match e {
+            Error::PlanText { line, reason } => Error::PlanText {
+                line: line + first,
+                reason,
+            },
+            other => other,
+        })?;
+        if log_m < log_n {
+            return Err(bad(1, "sizes"));
+        }
+        let spec = Transform::<F>::coset_lde(log_n, crate::transform::LogBlowup(log_m - log_n))
+            .shift(F::from_u64(shift))
+            .lanes(number(width, 1)? as usize);
+        let plan = OutOfCore::new(budget)
+            .planner(
+                Planner::new()
+                    .backend(sub.backend())
+                    .threads(sub.threads())
+                    .budgets(sub.budgets()),
+            )
+            .columns(number(c0, 1)? as usize..number(c1, 1)? as usize)
+            .plan(&spec)?;
+        let again = plan.to_string();
+        match again.lines().zip(text.lines()).position(|(a, b)| a != b) {
+            None if again.trim_end() == text.trim_end() => Ok(plan),
+            at => Err(bad(
+                at.map_or(again.lines().count().min(text.lines().count()) + 1, |i| {
+                    i + 1
+                }),
+                "this build and CPU plan it differently",
+            )),
+        }
+    }
+
     /// The spec (its `lanes` are the files' columns).
     pub fn transform(&self) -> &CosetLde<F> {
         &self.spec
@@ -631,6 +751,12 @@ impl<F: Kernels + TwoAdicField> OutOfCoreLde<F> {
         } else {
             1.0
         }
+    }
+
+    /// Bytes of each file's staging buffer ([`FileRows::staging`]) that
+    /// the budget counts.
+    pub fn staging_bytes(&self) -> usize {
+        self.staging
     }
 
     /// Bytes of the resident buffer (the budget's largest share).
@@ -874,17 +1000,18 @@ impl<F: Kernels + TwoAdicField> fmt::Display for OutOfCoreLde<F> {
         let mib = |b: usize| b as f64 / f64::from(1 << 20);
         writeln!(
             f,
-            "out-of-core coset LDE  {}, n = 2^{log_n} → 2^{} rows, shift {:?}, columns {}..{} of {}",
+            "out-of-core coset LDE  {}, n = 2^{log_n} → 2^{} rows, shift {}, columns {}..{} of {}",
             F::NAME,
             log_n + r,
-            self.spec.coset_shift(),
+            self.spec.coset_shift().to_canonical_u64(),
             self.columns.start,
             self.columns.end,
             self.spec.lane_count()
         )?;
         writeln!(
             f,
-            "budget     {:.1} MiB resident: one buffer of {:.1} MiB, staging {:.0} MiB",
+            "budget     {} bytes ({:.1} MiB) resident: one buffer of {:.1} MiB, staging {:.1} MiB",
+            self.budget,
             mib(self.budget),
             mib(self.buffer_bytes()),
             mib(2 * self.staging)

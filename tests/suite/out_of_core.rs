@@ -2,7 +2,7 @@
 //! and large tiles), column shards, thread counts and fields give the
 //! in-memory plan's bits; files round-trip; bad files are typed errors.
 
-use nttfuse::out_of_core::{FileElement, MemRows, OutOfCore, Progress};
+use nttfuse::out_of_core::{FileElement, MemRows, OutOfCore, OutOfCoreLde, Progress};
 use nttfuse::prelude::*;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -116,7 +116,12 @@ fn column_shards_put_together_are_the_whole() {
             .plan(&spec)
             .unwrap();
         assert_eq!(shard.to_string(), again.to_string());
-        texts.push(shard.to_string());
+        // ... or reads the text it was handed back into the same plan.
+        let text = shard.to_string();
+        let read = OutOfCoreLde::<BabyBear>::from_text(&text).unwrap();
+        assert_eq!(read.to_string(), text);
+        assert_eq!(read.column_range(), shard.column_range());
+        texts.push(text);
     }
     assert!(out == expected);
     assert!(texts[0].contains("columns 0..3 of 10"));
@@ -276,4 +281,81 @@ fn budgets_and_specs_out_of_reach_are_typed_errors() {
         ),
         Err(Error::Io { .. })
     ));
+}
+
+#[test]
+fn plans_read_back_from_their_text() {
+    for (budget, passes) in [(64 << 20, 1), (STAGING + 8192, 3)] {
+        for threads in [Threads::Count(1), Threads::Count(2)] {
+            let spec = Transform::<Goldilocks>::coset_lde(11, LogBlowup(2)).lanes(3);
+            let plan = OutOfCore::new(budget)
+                .planner(Planner::new().threads(threads))
+                .plan(&spec)
+                .unwrap();
+            assert_eq!(plan.passes(), passes);
+            let text = plan.to_string();
+            let read = OutOfCoreLde::<Goldilocks>::from_text(&text).unwrap();
+            assert_eq!(read.to_string(), text);
+            assert_eq!(read.transform(), &spec);
+            // Another budget, field or a cut-short text is refused.
+            let edited = text.replacen(
+                &format!("budget     {budget} bytes"),
+                &format!("budget     {} bytes", budget * 2),
+                1,
+            );
+            assert!(
+                matches!(
+                    OutOfCoreLde::<Goldilocks>::from_text(&edited),
+                    Err(Error::PlanText { .. })
+                ),
+                "{edited}"
+            );
+            assert!(matches!(
+                OutOfCoreLde::<BabyBear>::from_text(&text),
+                Err(Error::PlanText { line: 1, .. })
+            ));
+            let cut: String = text.lines().take(3).collect::<Vec<_>>().join("\n");
+            assert!(OutOfCoreLde::<Goldilocks>::from_text(&cut).is_err());
+        }
+    }
+}
+
+/// A full disk: CI mounts a small tmpfs and names it in
+/// `NTTFUSE_SMALL_DISK` (`.ci/run`, check "out-of-core on a full disk");
+/// the output does not fit, and the write that fails is a typed error
+/// naming the output file and the offset.
+#[test]
+#[ignore = "needs a small filesystem named in NTTFUSE_SMALL_DISK (.ci/run mounts one)"]
+fn a_full_disk_is_a_typed_error_naming_file_and_offset() {
+    let dir = std::env::var("NTTFUSE_SMALL_DISK").expect("NTTFUSE_SMALL_DISK: a small filesystem");
+    let space = std::env::var("NTTFUSE_SMALL_DISK_BYTES")
+        .ok()
+        .and_then(|b| b.parse::<u64>().ok())
+        .expect("NTTFUSE_SMALL_DISK_BYTES: its size");
+    let (log_n, lanes) = (12, 8);
+    let spec = Transform::<BabyBear>::coset_lde(log_n, LogBlowup(1)).lanes(lanes);
+    let out_bytes = (lanes << (log_n + 1)) as u64 * 4;
+    assert!(out_bytes > 2 * space, "the output must not fit");
+    let trace = pseudo_random::<BabyBear>(lanes << log_n, 11);
+    let input = temp_path("full-in");
+    write_trace(&input, &trace);
+    let output = std::path::Path::new(&dir).join("lde.bin");
+    let ooc = OutOfCore::new(STAGING + 16384).plan(&spec).unwrap();
+    assert_eq!(ooc.passes(), 3);
+    match ooc.run_files(&input, &output) {
+        Err(Error::Io {
+            file,
+            offset,
+            reason,
+        }) => {
+            assert_eq!(file, output.display().to_string());
+            assert!(
+                offset <= space && offset + (64 << 10) >= space / 2,
+                "offset {offset} on a disk of {space}"
+            );
+            assert!(reason.to_lowercase().contains("space"), "{reason}");
+        }
+        other => panic!("a full disk: {other:?}"),
+    }
+    let _ = std::fs::remove_file(&output);
 }
