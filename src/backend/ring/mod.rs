@@ -413,7 +413,7 @@ pub(crate) const fn kem_input_scale(f: i16, montgomery_input: bool) -> i16 {
 /// or both products of the layer before), so the largest word after a layer
 /// is twice the largest before it, or a product (|r| ≤ 2497 < 0.75·q for any
 /// `i16` times a centred twiddle). From any `i16`: every word reduced first
-/// (|a| ≤ 1664), then the sums after step 3 (they reach 26,640 there; one
+/// (|a| ≤ 1664 by Barrett, ≤ 1665 by the AVX2 Montgomery input reduction), then the sums after step 3 (they reach 26,640 there; one
 /// more layer would pass 2^15); steps 4–6 end below 19,976 and the last
 /// layer's sums leave as products of the scale. From |a| < q: the sums after
 /// steps 2 and 5 (26,624 and 19,976). `kem_schedule_bounds` in the tests
