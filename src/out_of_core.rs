@@ -597,7 +597,7 @@ impl<F: Kernels + TwoAdicField> OutOfCoreLde<F> {
         }
         Err(Error::BudgetTooSmall {
             budget,
-            needed: smallest.min(2 * staging + (2 * c << r) * size),
+            needed: smallest.min(2 * staging + ((2 * c) << r) * size),
         })
     }
 

@@ -104,7 +104,7 @@ pub(crate) unsafe trait RingLanes: Copy {
     /// Same residue, |r| ≤ q/2 (rounded up), from any word.
     fn reduce(self) -> Self;
     /// Same residue from the inverse's sums where its schedule reduces them
-    /// (ML-KEM: |a| ≤ 26,640), |r| ≤ [`KEM_SUMS_REDUCED`]: a lane type may
+    /// (ML-KEM: |a| ≤ 26,640), |r| ≤ 2056 (`KEM_SUMS_REDUCED`): a lane type may
     /// trade `reduce`'s tight bound for a shorter chain here (see
     /// [`kem_reduce_sums`]). Default: `reduce`.
     #[inline(always)]
@@ -373,6 +373,7 @@ pub(crate) const fn kem_inverse_reduces_before(step: usize, any_input: bool) -> 
 
 /// The bound of ML-KEM's `RingLanes::reduce_sums` from |a| ≤ 26,640
 /// (`kem_reduce_sums`'s, checked exhaustively below).
+#[cfg(test)]
 pub(crate) const KEM_SUMS_REDUCED: i32 = 2056;
 
 /// The x86 `reduce_sums` of ML-KEM, a word at a time (the reference its
@@ -400,6 +401,7 @@ pub(crate) const fn kem_reduce_input(a: i16) -> i16 {
 
 /// The inverse's scale `f` (Montgomery form) for a kernel whose
 /// `reduce_input` multiplies by 2^−16: f·2^16, as `fqmul(f, 2^32 mod q)`.
+#[cfg(any(target_arch = "x86_64", test))]
 pub(crate) const fn kem_input_scale(f: i16, montgomery_input: bool) -> i16 {
     if montgomery_input {
         crate::field::mlkem::fqmul(f, 1353) // 2^32 mod q
