@@ -492,6 +492,8 @@ mod tests {
     }
 
     #[test]
+    // Miri implements no 512-bit vpmulhrsw; the native test runs keep it.
+    #[cfg_attr(miri, ignore = "Miri lacks llvm.x86.avx512.pmul.hr.sw.512")]
     fn kem_reduce_sums_matches_the_scalar_reference_bit_for_bit() {
         if !x86_has!("avx512bw") {
             return;
