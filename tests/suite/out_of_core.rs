@@ -10,16 +10,8 @@ use std::path::PathBuf;
 /// Two staging buffers of the smallest size, and room for small plans.
 const STAGING: usize = 32 << 10;
 
-fn pseudo_random<F: Field>(len: usize, seed: u64) -> Vec<F> {
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            F::from_u64(x >> 1)
-        })
-        .collect()
+fn pseudo_random<F: Kernels>(len: usize, seed: u64) -> Vec<F> {
+    crate::common::Rng(seed).vec(len)
 }
 
 fn in_memory<F: Kernels + TwoAdicField>(spec: &CosetLde<F>, trace: &[F]) -> Vec<F> {
