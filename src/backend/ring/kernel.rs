@@ -170,17 +170,24 @@ pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED
                 }
             });
             let lanes = table.add(at.take(L::BLOCK / 2 * L::STAGES * L::LANE_TWIDDLE * n));
+            // Stage by stage across the pairs, as in `inverse`: the pairs'
+            // chains are independent and the out-of-order window sees them
+            // all at once.
+            unroll!(4, s => {
+                if s < L::STAGES {
+                    unroll!(8, pair => {
+                        if pair < L::BLOCK / 2 {
+                            let (x, y) = L::exchange(r[2 * pair], r[2 * pair + 1], s + 1);
+                            let w = lanes.add((pair * L::STAGES + s) * L::LANE_TWIDDLE * n);
+                            let b = y.mul_lanes(w);
+                            (r[2 * pair], r[2 * pair + 1]) = (x.add(b), x.sub(b));
+                        }
+                    });
+                }
+            });
             unroll!(8, pair => {
                 if pair < L::BLOCK / 2 {
                     let (mut x, mut y) = (r[2 * pair], r[2 * pair + 1]);
-                    unroll!(4, s => {
-                        if s < L::STAGES {
-                            (x, y) = L::exchange(x, y, s + 1);
-                            let w = lanes.add((pair * L::STAGES + s) * L::LANE_TWIDDLE * n);
-                            let b = y.mul_lanes(w);
-                            (x, y) = (x.add(b), x.sub(b));
-                        }
-                    });
                     if CANONICAL {
                         (x, y) = (x.canonical(), y.canonical());
                     }
