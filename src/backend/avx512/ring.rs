@@ -210,6 +210,28 @@ unsafe impl RingLanes for KemZmm {
             ))
         }
     }
+    /// `(a + hi) − c` and `(a − hi) + c` for the product `hi − c` of
+    /// `mul_lanes`: the adds of `hi` run while `c`'s two multiplies do (as
+    /// mlkem-native's AVX2 butterflies), same words as `a ± b·w`.
+    #[inline(always)]
+    unsafe fn ct_lanes(a: Self, b: Self, t: *const i16) -> (Self, Self) {
+        // SAFETY: the caller gives the twiddle's two vectors (64 words).
+        unsafe {
+            let w = _mm512_loadu_si512(t.cast());
+            let wq = _mm512_loadu_si512(t.add(32).cast());
+            let hi = _mm512_mulhi_epi16(b.0, w);
+            let c = _mm512_mulhi_epi16(_mm512_mullo_epi16(b.0, wq), _mm512_set1_epi16(mlkem::Q));
+            (
+                Self(_mm512_sub_epi16(_mm512_add_epi16(a.0, hi), c)),
+                Self(_mm512_add_epi16(_mm512_sub_epi16(a.0, hi), c)),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn ct_splat(a: Self, b: Self, t: *const i16) -> (Self, Self) {
+        // SAFETY: as `ct_lanes`; a splat twiddle has the same two vectors.
+        unsafe { Self::ct_lanes(a, b, t) }
+    }
     /// Barrett with v = round(2^26/q): `a − round(⌊a·v/2^16⌋/2^10)·q`, the
     /// rounding shift as a `vpmulhrsw` (four instructions, |r| ≤ 1664, the
     /// scalar `barrett_reduce`'s value).

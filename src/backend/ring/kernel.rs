@@ -46,9 +46,9 @@ unsafe fn ct_between<L: RingLanes>(r: &mut [L; 16], distance: usize, twiddles: *
         if i < L::BLOCK && i & distance == 0 {
             let k = i / (2 * distance);
             // SAFETY: twiddle k of the layer, inside the table.
-            let b =
-                unsafe { r[i + distance].mul_splat(twiddles.add(k * L::SPLAT_TWIDDLE * L::LANES)) };
-            (r[i], r[i + distance]) = (r[i].add(b), r[i].sub(b));
+            (r[i], r[i + distance]) = unsafe {
+                L::ct_splat(r[i], r[i + distance], twiddles.add(k * L::SPLAT_TWIDDLE * L::LANES))
+            };
         }
     });
 }
@@ -179,8 +179,7 @@ pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED
                         if pair < L::BLOCK / 2 {
                             let (x, y) = L::exchange(r[2 * pair], r[2 * pair + 1], s + 1);
                             let w = lanes.add((pair * L::STAGES + s) * L::LANE_TWIDDLE * n);
-                            let b = y.mul_lanes(w);
-                            (r[2 * pair], r[2 * pair + 1]) = (x.add(b), x.sub(b));
+                            (r[2 * pair], r[2 * pair + 1]) = L::ct_lanes(x, y, w);
                         }
                     });
                 }

@@ -101,6 +101,30 @@ pub(crate) unsafe trait RingLanes: Copy {
     /// # Safety
     /// `t` points to `LANE_TWIDDLE · LANES` readable words.
     unsafe fn mul_lanes(self, t: *const Self::Word) -> Self;
+    /// The Cooley–Tukey butterfly `(a + b·w, a − b·w)` with `b·w` as
+    /// [`mul_splat`](Self::mul_splat) gives it, bit for bit. A lane type
+    /// whose product is a difference `hi − c` may override it to add `hi`
+    /// to `a` while `c` is still being computed (one step shorter per
+    /// layer, one more add).
+    ///
+    /// # Safety
+    /// As [`mul_splat`](Self::mul_splat).
+    #[inline(always)]
+    unsafe fn ct_splat(a: Self, b: Self, t: *const Self::Word) -> (Self, Self) {
+        // SAFETY: the caller's contract is mul_splat's.
+        let p = unsafe { b.mul_splat(t) };
+        (a.add(p), a.sub(p))
+    }
+    /// [`ct_splat`](Self::ct_splat) with lane-by-lane twiddles.
+    ///
+    /// # Safety
+    /// As [`mul_lanes`](Self::mul_lanes).
+    #[inline(always)]
+    unsafe fn ct_lanes(a: Self, b: Self, t: *const Self::Word) -> (Self, Self) {
+        // SAFETY: the caller's contract is mul_lanes's.
+        let p = unsafe { b.mul_lanes(t) };
+        (a.add(p), a.sub(p))
+    }
     /// Same residue, |r| ≤ q/2 (rounded up), from any word.
     fn reduce(self) -> Self;
     /// Same residue from the inverse's sums where its schedule reduces them
