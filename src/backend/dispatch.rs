@@ -203,6 +203,24 @@ impl<F: PackedField> Kernels for F {
             _ => moves_around(buf, moves, |buf| Self::run_group(backend, buf, group)),
         }
     }
+    fn mul_add(
+        backend: Checked<Self>,
+        dst: &mut [Self],
+        a: Option<&[Self]>,
+        b: &[Self],
+        c: Self::Twiddle,
+    ) {
+        assert!(b.len() >= dst.len() && a.is_none_or(|a| a.len() >= dst.len()));
+        match backend.backend() {
+            // SAFETY: as in `run_group`.
+            Backend::Avx512 => unsafe { F::Avx512::mul_add(dst, a, b, c) },
+            // SAFETY: as in `run_group`.
+            Backend::Avx2 => unsafe { F::Avx2::mul_add(dst, a, b, c) },
+            // SAFETY: as in `run_group`.
+            Backend::Neon => unsafe { F::Neon::mul_add(dst, a, b, c) },
+            Backend::Scalar => scalar::mul_add(dst, a, b, c),
+        }
+    }
     fn register_rounds(
         backend: Checked<Self>,
         data: &mut [Self],

@@ -153,6 +153,20 @@ pub trait Kernels: Field + sealed::Sealed {
         moves_around(buf, moves, |buf| Self::run_group(backend, buf, group));
     }
 
+    /// `dst[i] = a[i] + c·b[i]` (`a` = `dst` when `None`) with `backend`'s
+    /// kernels: one term of a pruned transform's fold. `a` and `b` are at
+    /// least as long as `dst`.
+    fn mul_add(
+        backend: Checked<Self>,
+        dst: &mut [Self],
+        a: Option<&[Self]>,
+        b: &[Self],
+        c: Self::Twiddle,
+    ) {
+        let _ = backend;
+        scalar::mul_add(dst, a, b, c);
+    }
+
     /// The whole-polynomial kernel of a lattice ring plan on `backend` (the
     /// ML-KEM and ML-DSA NTTs over whole polynomials), from the transform's
     /// heap-ordered twiddles and, inverse, its scale; `None` for fields

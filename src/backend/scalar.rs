@@ -123,3 +123,20 @@ fn butterfly<F: Field, const KIND: u8>(a: F, b: F, w: F::Twiddle) -> (F, F) {
         }
     }
 }
+
+/// `dst[i] = a[i] + c·b[i]` (`a` = `dst` when `None`): the portable form of
+/// `Kernels::mul_add`.
+pub(crate) fn mul_add<F: Field>(dst: &mut [F], a: Option<&[F]>, b: &[F], c: F::Twiddle) {
+    match a {
+        Some(a) => {
+            for ((d, &x), &y) in dst.iter_mut().zip(a).zip(b) {
+                *d = x + y.mul_twiddle(c);
+            }
+        }
+        None => {
+            for (d, &y) in dst.iter_mut().zip(b) {
+                *d += y.mul_twiddle(c);
+            }
+        }
+    }
+}

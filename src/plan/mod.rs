@@ -184,6 +184,8 @@ pub struct Plan<F: Kernels> {
     source_rows: usize,
     /// A pruned transform's fold coefficients (empty: no fold step).
     fold: Vec<F>,
+    /// `fold[1..]` prepared for `Kernels::mul_add`.
+    fold_twiddles: Vec<F::Twiddle>,
     steps: Vec<Step>,
     /// `twiddles[step][group]`: each group's table in kernel order.
     twiddles: Vec<Vec<GroupTable<F::Twiddle>>>,

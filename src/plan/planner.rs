@@ -315,6 +315,12 @@ impl Planner {
             // the kept part's).
             source_rows: spec.input_len()? / (schedule.lanes * schedule.batch),
             fold: spec.fold_coefficients(),
+            fold_twiddles: spec
+                .fold_coefficients()
+                .iter()
+                .skip(1)
+                .map(|&c| F::prepare_twiddle(c))
+                .collect(),
             cost,
             ring_direct: ring.is_some() && steps.len() == 1,
             steps,

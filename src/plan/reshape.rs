@@ -2,6 +2,10 @@
 //! and the transpose of a lane-major input, each one sweep over the input.
 
 use super::Plan;
+
+/// Elements of a fold's chunk (32 KiB of 64-bit words): it stays in L1
+/// while each term is added to it.
+const FOLD_CHUNK_ELEMENTS: usize = 4096;
 use crate::backend::{transpose_rows_from, Kernels};
 
 impl<F: Kernels> Plan<F> {
@@ -11,6 +15,29 @@ impl<F: Kernels> Plan<F> {
         let (lanes, rows) = (self.lanes, 1usize << self.log_n);
         let source_item = self.source_rows * lanes;
         let lane_major = self.lane_major();
+        if !lane_major {
+            // Row-major: each block j of the input is contiguous, so a
+            // chunk of kept rows is one term at a time of the backend's
+            // `mul_add` (block 0 plus c_1 × block 1, then in place), on a
+            // chunk small enough to stay in L1 between terms.
+            let chunk_len = (FOLD_CHUNK_ELEMENTS / lanes).max(1) * lanes;
+            let kernels = self.kernels;
+            for (item, src) in data
+                .chunks_exact_mut(self.item_len())
+                .zip(input.chunks_exact(source_item))
+            {
+                let parallel = threads && self.cost.data_bytes >= 1 << 16;
+                crate::par::for_each_chunk(parallel, item, chunk_len, |(c, out)| {
+                    let start = c * chunk_len;
+                    let block = |j: usize| &src[j * rows * lanes + start..];
+                    for (j, &w) in self.fold_twiddles.iter().enumerate() {
+                        let a = if j == 0 { Some(block(0)) } else { None };
+                        F::mul_add(kernels, out, a, block(j + 1), w);
+                    }
+                });
+            }
+            return;
+        }
         let fold_rows = |(r0, out): (usize, &mut [F]), src: &[F]| {
             for (i, x) in out.iter_mut().enumerate() {
                 let (r, lane) = (r0 + i / lanes, i % lanes);

@@ -20,7 +20,13 @@
 //!   is compared (`common::interleaved_medians`); ours also reads a copy
 //!   made just before its run, so both find their input equally warm.
 //!
-//! `NTTFUSE_BENCH_QUICK=1` shrinks every shape by 2^4 (a smoke run).
+//! - pruned forward NTTs (`Transform::retain_prefix`) on a shifted domain,
+//!   keeping ½ and ¼ of the rows, against the full transform of the same
+//!   input (interleaved rounds, medians; target ≤ 0.55 for keeping ½).
+//!
+//! `NTTFUSE_BENCH_QUICK=1` shrinks every shape by 2^4 (a smoke run);
+//! `NTTFUSE_BENCH_ONLY=encode,lch,prune` runs only the named sections (the
+//! kernel row always runs).
 
 #[path = "../../common/mod.rs"]
 mod common;
@@ -49,6 +55,11 @@ fn versus(
     let mut theirs = || pool.install(&mut *theirs);
     let medians = interleaved_medians(5, &mut [ours, &mut theirs]);
     [medians[0], medians[1]]
+}
+
+/// Whether the section `id` was asked for (`NTTFUSE_BENCH_ONLY`, default all).
+fn wanted(id: &str) -> bool {
+    std::env::var("NTTFUSE_BENCH_ONLY").map_or(true, |only| only.split(',').any(|w| w == id))
 }
 
 fn planner(threads: usize) -> Planner {
@@ -114,11 +125,16 @@ fn main() {
         "\n{:<34} {:>7} {:>10} {:>10} {:>8} {:>10} {:>12}",
         "encode", "threads", "time ms", "sweep ms", "sweeps", "kernel ns", "÷ kernel bound"
     );
-    for (field, log_n, rate, lanes, shown_lanes) in [
-        ("Gf2_64", 20u32, 1u32, 8usize, 8),
-        ("Gf2_64", 20, 1, 56, 56),
-        ("Gf2_192", 20, 4, 48, 16),
-    ] {
+    let encodes: &[(&str, u32, u32, usize, usize)] = if wanted("encode") {
+        &[
+            ("Gf2_64", 20u32, 1u32, 8usize, 8),
+            ("Gf2_64", 20, 1, 56, 56),
+            ("Gf2_192", 20, 4, 48, 16),
+        ]
+    } else {
+        &[]
+    };
+    for &(field, log_n, rate, lanes, shown_lanes) in encodes {
         let log_n = log_n - shrink;
         let name = format!("{field} 2^{log_n} × {shown_lanes}, rate 1/{}", 1 << rate);
         for threads in [1, 2] {
@@ -176,7 +192,7 @@ fn main() {
         "vs p3-binary-dft LchNtt", "threads", "ours ms", "theirs ms", "ratio"
     );
     let lch = LchNtt::<Poly64>::default();
-    for threads in [1, 2] {
+    for threads in [1, 2].into_iter().filter(|_| wanted("lch")) {
         let pool = pool(threads);
         // NTT 2^16 × 256.
         let (log_n, lanes) = (16 - shrink, 256);
@@ -290,6 +306,64 @@ fn main() {
             ms(medians[1]),
             medians[0].as_secs_f64() / medians[1].as_secs_f64()
         );
+    }
+
+    // (d) Pruned forward NTTs: a shifted domain (so the dropped half is
+    // folded in, not skipped), keeping the first ½ and ¼ of the rows.
+    println!(
+        "\n{:<34} {:>7} {:>10} {:>10} {:>8} {:>8}",
+        "pruned NTT (shifted)", "threads", "pruned ms", "full ms", "ratio", "target"
+    );
+    for threads in [1, 2].into_iter().filter(|_| wanted("prune")) {
+        for (log_n, lanes, keep) in [(20u32, 8usize, 1u32), (20, 8, 2), (16, 256, 1)] {
+            let log_n = log_n - shrink;
+            let full = Transform::<Gf2_64>::additive_ntt(log_n)
+                .lanes(lanes)
+                .shift(Gf2_64::new(0x1234_5678_9abc_def1));
+            let pruned = full.clone().retain_prefix(keep);
+            let (full, pruned) = (
+                planner(threads).plan(&full).expect("plan"),
+                planner(threads).plan(&pruned).expect("plan"),
+            );
+            let input: Vec<Gf2_64> = (0..full.len() as u64)
+                .map(|i| Gf2_64::new(i.wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+                .collect();
+            let (mut a, mut b) = (
+                vec![Gf2_64::ZERO; full.len()],
+                vec![Gf2_64::ZERO; pruned.len()],
+            );
+            let pool = pool(threads);
+            let medians = pool.install(|| {
+                interleaved_medians(
+                    7,
+                    &mut [
+                        &mut || {
+                            let start = std::time::Instant::now();
+                            pruned.execute_from(&input, &mut b).expect("execute");
+                            start.elapsed()
+                        },
+                        &mut || {
+                            let start = std::time::Instant::now();
+                            full.execute_from(&input, &mut a).expect("execute");
+                            start.elapsed()
+                        },
+                    ],
+                )
+            });
+            assert!(
+                a[..b.len()] == b[..],
+                "pruned output differs from the full one"
+            );
+            println!(
+                "{:<34} {:>7} {:>10.1} {:>10.1} {:>8.2} {:>8}",
+                format!("2^{log_n} × {lanes}, keep 1/{}", 1 << keep),
+                threads,
+                ms(medians[0]),
+                ms(medians[1]),
+                medians[0].as_secs_f64() / medians[1].as_secs_f64(),
+                if keep == 1 { "≤ 0.55" } else { "" }
+            );
+        }
     }
     println!();
 }

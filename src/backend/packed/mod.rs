@@ -192,6 +192,15 @@ macro_rules! packed_entry_points {
                 // SAFETY: as above.
                 unsafe { run_group_moving::<P>(buf, group, moves) }
             }
+            unsafe fn mul_add(
+                dst: &mut [P::F],
+                a: Option<&[P::F]>,
+                b: &[P::F],
+                c: <P::F as $crate::field::Field>::Twiddle,
+            ) {
+                // SAFETY: as above.
+                unsafe { mul_add::<P>(dst, a, b, c) }
+            }
             unsafe fn register_rounds(
                 kind: u8,
                 data: &mut [P::F],
@@ -274,6 +283,20 @@ macro_rules! packed_entry_points {
             $crate::backend::packed::run_transposed_body::<P, R, KIND>(buf, group)
         }
 
+        /// `dst = a + c·b` (`a` = `dst` when `None`), a register at a time.
+        ///
+        /// # Safety
+        /// As [`run_group`].
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn mul_add<P: Packed>(
+            dst: &mut [P::F],
+            a: Option<&[P::F]>,
+            b: &[P::F],
+            c: <P::F as $crate::field::Field>::Twiddle,
+        ) {
+            $crate::backend::packed::mul_add_body::<P>(dst, a, b, c)
+        }
+
         /// `rounds` rounds of two radix-8 butterfly sets of kind `KIND`
         /// held in registers, with no load or store between rounds (see
         /// [`register_rounds_body`](crate::backend::packed::register_rounds_body)).
@@ -323,6 +346,18 @@ pub(crate) unsafe trait Entry {
         group: &GroupKernel<'_, Self::F>,
         moves: &mut RowMoves<'_, Self::F>,
     );
+    /// `dst[i] = a[i] + c·b[i]` (`a` = `dst` when `None`): a pruned
+    /// transform's fold, one term at a time. `a` and `b` are at least as
+    /// long as `dst`.
+    ///
+    /// # Safety
+    /// As [`Entry::run_group`].
+    unsafe fn mul_add(
+        dst: &mut [Self::F],
+        a: Option<&[Self::F]>,
+        b: &[Self::F],
+        c: <Self::F as Field>::Twiddle,
+    );
     /// Register rounds of butterflies of `kind` ([`ADD`], else [`CT`]; see
     /// the ISA's `register_rounds`).
     ///
@@ -356,8 +391,36 @@ unsafe impl<F: Field> Entry for Absent<F> {
     unsafe fn run_group_moving(_: &mut [F], _: &GroupKernel<'_, F>, _: &mut RowMoves<'_, F>) {
         unreachable!("an ISA this build lacks")
     }
+    unsafe fn mul_add(_: &mut [F], _: Option<&[F]>, _: &[F], _: F::Twiddle) {
+        unreachable!("an ISA this build lacks")
+    }
     unsafe fn register_rounds(_: u8, _: &mut [F], _: &[F::Twiddle], _: usize) {
         unreachable!("an ISA this build lacks")
+    }
+}
+
+/// The body of the ISAs' `mul_add`: `dst = a + c·b` a register at a time,
+/// the tail with a partial load and store.
+#[inline(always)]
+pub(crate) fn mul_add_body<P: Packed>(
+    dst: &mut [P::F],
+    a: Option<&[P::F]>,
+    b: &[P::F],
+    c: <P::F as Field>::Twiddle,
+) {
+    let n = dst.len();
+    assert!(b.len() >= n && a.is_none_or(|a| a.len() >= n));
+    let w = P::broadcast(c);
+    let mut at = 0;
+    while at < n {
+        let m = (n - at).min(P::LANES);
+        let x = match a {
+            Some(a) => P::load(&a[at..], m),
+            None => P::load(&dst[at..], m),
+        };
+        let y = P::load(&b[at..], m);
+        x.add(y.mul(w)).store(&mut dst[at..], m);
+        at += m;
     }
 }
 
