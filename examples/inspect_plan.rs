@@ -9,6 +9,8 @@
 //!              --rate R         encode rate 2^-R, LDE blowup 2^R (default 1)
 //!              --bit-reversed   bit-reversed evaluation order (prime fields)
 //!              --cantor         Cantor basis (additive transforms)
+//!              --shift S        coset shift S (additive NTT, a u64)
+//!              --keep K         keep the first 2^(log_n−K) outputs (additive NTT)
 //!              --batch K        K transforms one after another
 //!              --l2 BYTES       override the L2 budget (forces deeper plans)
 //!              --threads N      thread count (default: all)
@@ -20,7 +22,7 @@
 
 use nttfuse::*;
 
-const USAGE: &str = "usage: inspect_plan <mlkem-ntt|mlkem-intt|mldsa-ntt|mldsa-intt|dft|idft|coset-dft|lde|additive-ntt|additive-intt|encode|additive-lde> <log_n> [lanes] [--field babybear|koalabear|goldilocks] [--rate R] [--bit-reversed] [--cantor] [--batch K] [--l2 BYTES] [--threads N] [--measure MS]";
+const USAGE: &str = "usage: inspect_plan <mlkem-ntt|mlkem-intt|mldsa-ntt|mldsa-intt|dft|idft|coset-dft|lde|additive-ntt|additive-intt|encode|additive-lde> <log_n> [lanes] [--field babybear|koalabear|goldilocks] [--rate R] [--bit-reversed] [--cantor] [--shift S] [--keep K] [--batch K] [--l2 BYTES] [--threads N] [--measure MS]";
 
 fn usage() -> ! {
     eprintln!("{USAGE}");
@@ -40,6 +42,8 @@ struct Args {
     batch: usize,
     order: Order,
     basis: Basis,
+    shift: u64,
+    keep: u32,
     planner: Planner,
 }
 
@@ -56,6 +60,8 @@ fn main() {
         batch: 1,
         order: Order::Natural,
         basis: Basis::Standard,
+        shift: 0,
+        keep: 0,
         planner: Planner::new(),
     };
     let mut field = "babybear".to_string();
@@ -67,6 +73,8 @@ fn main() {
             "--batch" => a.batch = number(rest.next()),
             "--bit-reversed" => a.order = Order::BitReversed,
             "--cantor" => a.basis = Basis::Cantor,
+            "--shift" => a.shift = number(rest.next()),
+            "--keep" => a.keep = number(rest.next()),
             "--l2" => {
                 let l2: usize = number(rest.next());
                 a.planner = a.planner.budgets(Budgets {
@@ -129,7 +137,9 @@ fn prime<F: Kernels + TwoAdicField>(a: &Args) -> Result<String, Error> {
 /// The additive transforms over GF(2^64).
 fn additive(a: &Args) -> Result<String, Error> {
     let spec = match a.kind.as_str() {
-        "additive-ntt" => Transform::<Gf2_64>::additive_ntt(a.log_n),
+        "additive-ntt" => Transform::<Gf2_64>::additive_ntt(a.log_n)
+            .shift(Gf2_64::new(a.shift))
+            .retain_prefix(a.keep),
         "additive-intt" => Transform::<Gf2_64>::additive_intt(a.log_n),
         "encode" => Transform::<Gf2_64>::additive_encode(a.log_n, LogBlowup(a.rate)),
         "additive-lde" => {

@@ -172,7 +172,12 @@ impl<F: Kernels> fmt::Display for Plan<F> {
             } else {
                 writeln!(
                     f,
-                    "fold       keeps 2^{kept} of 2^{all} rows: kept row r = sum over j < 2^{k} of c_j * input row (r + j*2^{kept}), c_j products of the shift terms; one sweep into the output, then the passes in place"
+                    "fold       keeps 2^{kept} of 2^{all} rows: kept row r = sum over j < 2^{k} of c_j * input row (r + j*2^{kept}), c_j products of the shift terms; {}",
+                    if self.folds_in_first_pass() {
+                        "done as pass 1 loads its rows (no sweep of its own)"
+                    } else {
+                        "one sweep into the output, then the passes in place"
+                    }
                 )?;
             }
         }

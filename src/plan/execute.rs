@@ -231,7 +231,7 @@ impl<F: Kernels> Plan<F> {
     ) {
         let mut source = source;
         if let Source::Buffer(input) = source {
-            if !self.fold.is_empty() {
+            if !self.fold.is_empty() && !self.folds_in_first_pass() {
                 self.fold_into(input, data, threads);
                 source = Source::InPlace;
             } else if self.lane_major() {

@@ -116,7 +116,11 @@ impl<F: Kernels> Plan<F> {
                             for (b, dst) in tile.chunks_exact_mut(unit.min(tile_len)).enumerate() {
                                 let start = ((block * block_len + b * dst.len()) % unit)
                                     .min(unit - dst.len());
-                                dst.copy_from_slice(&src[start..start + dst.len()]);
+                                if self.fold_twiddles.is_empty() {
+                                    dst.copy_from_slice(&src[start..start + dst.len()]);
+                                } else {
+                                    self.fold_run(dst, src, start, unit);
+                                }
                             }
                         }
                         Some(SourceRows::BitReversed(src)) => {
@@ -161,13 +165,29 @@ impl<F: Kernels> Plan<F> {
                         let width = lanes * pass.chunk_rows;
                         let row_shift = pass.log_block_rows - pass.layers.len();
                         let from = match source {
+                            Some(SourceRows::Plain(src)) if !self.fold_twiddles.is_empty() => {
+                                // A pruned transform's fold, row by row into
+                                // the scratch rows the first group reads.
+                                let at = (block * block_len) % unit;
+                                let first = tile.rows_of(&src[at..]);
+                                let (rows, run) = (first.rows(), first.width());
+                                for (j, &w) in self.fold_twiddles.iter().enumerate() {
+                                    let term = tile.rows_of(&src[at + (j + 1) * unit..]);
+                                    for (i, dst) in buf.chunks_exact_mut(run).take(rows).enumerate()
+                                    {
+                                        let a = (j == 0).then(|| first.row(i));
+                                        F::mul_add(self.kernels, dst, a, term.row(i), w);
+                                    }
+                                }
+                                None
+                            }
                             Some(SourceRows::Plain(src)) => {
-                                tile.rows_of(&src[(block * block_len) % unit..])
+                                Some(tile.rows_of(&src[(block * block_len) % unit..]))
                             }
                             Some(SourceRows::BitReversed(_)) => {
                                 unreachable!("only deep passes read a bit-reversed source")
                             }
-                            None => tile.rows_from(),
+                            None => Some(tile.rows_from()),
                         };
                         // The gather rides on the first group's loads, the
                         // scatter on the last group's stores (streaming
@@ -178,7 +198,7 @@ impl<F: Kernels> Plan<F> {
                         } else {
                             tile.rows_to()
                         };
-                        let moves = (Some(from), Some(to));
+                        let moves = (from, Some(to));
                         let at = TileAt {
                             width,
                             block,

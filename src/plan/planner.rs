@@ -551,7 +551,10 @@ fn cost<F: Kernels>(
         .max()
         .unwrap_or(0);
     let lane_major = spec.input_is_lane_major() && schedule.lanes > 1;
-    let folds = !spec.fold_coefficients().is_empty();
+    // A fold rides on the first pass's loads when the input is row-major
+    // and the first step is a pass (`Plan::folds_in_first_pass`).
+    let folds = !spec.fold_coefficients().is_empty()
+        && (lane_major || !matches!(steps.first(), Some(Step::Pass(_))));
     Ok(Cost {
         sweeps: steps.len() + usize::from(folds || lane_major),
         data_bytes: (schedule.lanes << schedule.log_n) * schedule.batch * core::mem::size_of::<F>(),

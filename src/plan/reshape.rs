@@ -69,6 +69,23 @@ impl<F: Kernels> Plan<F> {
         }
     }
 
+    /// `dst = Σ_j c_j · src[at + j·unit ..]` (c_0 = 1): the fold of the
+    /// kept elements `at ..` of one item, done while a pass loads them.
+    pub(super) fn fold_run(&self, dst: &mut [F], src: &[F], at: usize, unit: usize) {
+        for (j, &w) in self.fold_twiddles.iter().enumerate() {
+            let a = (j == 0).then(|| &src[at..]);
+            F::mul_add(self.kernels, dst, a, &src[at + (j + 1) * unit..], w);
+        }
+    }
+
+    /// Whether the fold rides on the first pass's loads (row-major input
+    /// whose first step is a pass) rather than a sweep of its own.
+    pub(crate) fn folds_in_first_pass(&self) -> bool {
+        !self.fold.is_empty()
+            && !self.lane_major()
+            && matches!(self.steps.first(), Some(super::Step::Pass(_)))
+    }
+
     /// The transpose step of a lane-major input: each item's input rows (the
     /// message of an encode, the kept rows of a pruned transform) go
     /// row-major to the front of its output item, in cache-tiled blocks of

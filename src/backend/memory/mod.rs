@@ -354,6 +354,11 @@ impl<'a, F: Copy> RowsFrom<'a, F> {
         self.width
     }
 
+    /// Rows.
+    pub(crate) fn rows(&self) -> usize {
+        self.rows
+    }
+
     /// Copies row i into `buf`'s row i, for every row: the move a kernel
     /// that cannot fuse it makes first.
     pub(crate) fn copy_into(&self, buf: &mut [F]) {
