@@ -458,6 +458,7 @@ pub struct OutOfCore {
     planner: Planner,
     budget: usize,
     columns: Option<Range<usize>>,
+    coset: Option<usize>,
 }
 
 impl OutOfCore {
@@ -469,6 +470,7 @@ impl OutOfCore {
             planner: Planner::new(),
             budget,
             columns: None,
+            coset: None,
         }
     }
 
@@ -486,13 +488,70 @@ impl OutOfCore {
         self
     }
 
+    /// A shard: only coset `index` of the LDE's domain. The m = 2^r·n
+    /// points g·ω_m^j split into 2^r cosets of n points, coset c holding
+    /// j ≡ c (mod 2^r), that is g·ω_m^c·⟨ω_n⟩; its n output rows are the
+    /// full LDE's rows c, c + 2^r, c + 2·2^r, … The shard is planned as the
+    /// LDE with no blowup and shift g·ω_m^c (what the plan prints), so a
+    /// worker's output file holds n rows, and workers running the 2^r
+    /// cosets (with or without a column range) together hold the whole
+    /// LDE. An index ≥ 2^r is refused when planning.
+    ///
+    /// ```
+    /// use nttfuse::prelude::*;
+    /// use nttfuse::out_of_core::{MemRows, OutOfCore};
+    /// let spec = Transform::<BabyBear>::coset_lde(8, LogBlowup(2)).lanes(2);
+    /// let trace: Vec<BabyBear> = (0..512u32).map(BabyBear::new).collect();
+    /// let lde = Planner::new().plan(&spec)?;
+    /// let mut whole = vec![BabyBear::ZERO; lde.len()];
+    /// lde.execute_from(&trace, &mut whole)?;
+    /// let shard = OutOfCore::new(1 << 20).coset(3).plan(&spec)?;
+    /// let mut rows = vec![BabyBear::ZERO; 512];
+    /// shard.run(&mut MemRows::new(&trace[..], 2), &mut MemRows::new(&mut rows[..], 2))?;
+    /// for (t, row) in rows.chunks_exact(2).enumerate() {
+    ///     let j = 3 + 4 * t;
+    ///     assert_eq!(row, &whole[2 * j..2 * j + 2]);
+    /// }
+    /// # Ok::<(), nttfuse::Error>(())
+    /// ```
+    pub fn coset(mut self, index: usize) -> Self {
+        self.coset = Some(index);
+        self
+    }
+
     /// Plans the coset LDE `spec` (natural order) out of core.
     pub fn plan<F: Kernels + TwoAdicField>(
         &self,
         spec: &CosetLde<F>,
     ) -> Result<OutOfCoreLde<F>, Error> {
-        OutOfCoreLde::new(self, spec)
+        match self.coset {
+            None => OutOfCoreLde::new(self, spec),
+            Some(c) => OutOfCoreLde::new(self, &coset_shard(spec, c)?),
+        }
     }
+}
+
+/// Coset `c` of `spec`'s domain as an LDE of its own: no blowup, shift
+/// g·ω_m^c (see [`OutOfCore::coset`]).
+fn coset_shard<F: TwoAdicField>(spec: &CosetLde<F>, c: usize) -> Result<CosetLde<F>, Error> {
+    let (log_n, r) = (spec.log_n(), spec.log_blowup().0);
+    if r >= usize::BITS || c >> r != 0 {
+        return Err(Error::Unsupported {
+            what: "a coset index at or beyond the LDE's 2^blowup cosets",
+        });
+    }
+    let log_m = (log_n + r) as usize;
+    let omega = F::two_adic_generator(log_m).ok_or(Error::SizeTooLarge {
+        field: F::NAME,
+        log_n: log_m as u32,
+        max_log_n: F::TWO_ADICITY as u32,
+    })?;
+    Ok(
+        Transform::<F>::coset_lde(log_n, crate::transform::LogBlowup(0))
+            .shift(spec.coset_shift() * omega.pow(c as u64))
+            .lanes(spec.lane_count())
+            .order(spec.evaluation_order()),
+    )
 }
 
 /// An out-of-core coset LDE: three streaming passes (or one when the

@@ -154,7 +154,7 @@ fn hostile_plan_parameters_are_refused_without_panic_or_huge_allocation() {
                             KoalaBear::new(3),
                         )
                         .lanes(lanes);
-                        if rate == 0 || lde_spec.validate().is_err() {
+                        if lde_spec.validate().is_err() {
                             expect_err(
                                 &what,
                                 planner.plan(

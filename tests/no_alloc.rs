@@ -15,10 +15,29 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 struct Counting;
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
 
+std::thread_local! {
+    /// This thread's allocations (a const-initialised `Cell` without a
+    /// destructor: reading it never allocates).
+    static MINE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Allocations so far: all threads' for a plan that runs on a pool, only
+/// the calling thread's for one that runs on it (a 1-thread plan's idle
+/// pool thread may start late and allocate its deque at any time, which is
+/// not the run's doing).
+fn count(threads: usize) -> usize {
+    if threads == 1 {
+        MINE.with(|m| m.get())
+    } else {
+        ALLOCATIONS.load(Ordering::SeqCst)
+    }
+}
+
 // SAFETY: forwards to the system allocator and only counts calls.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        MINE.with(|m| m.set(m.get() + 1));
         // SAFETY: same contract as ours.
         unsafe { System.alloc(layout) }
     }
@@ -47,17 +66,17 @@ fn allocations_in_steady_state<F: Kernels>(spec: Transform<F>, threads: usize) -
     // first run, and a pool's threads may start late on a loaded machine
     // (a starting rayon thread allocates its deque).
     for _ in 0..200 {
-        let before = ALLOCATIONS.load(Ordering::SeqCst);
+        let before = count(threads);
         run();
-        if ALLOCATIONS.load(Ordering::SeqCst) == before {
+        if count(threads) == before {
             break;
         }
     }
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = count(threads);
     for _ in 0..RUNS {
         run();
     }
-    let allocations = ALLOCATIONS.load(Ordering::SeqCst) - before;
+    let allocations = count(threads) - before;
     // Never drop the plan here: its pool's threads would exit (and free
     // their thread-local state, which allocates) during the next measurement.
     std::mem::forget(plan);

@@ -266,15 +266,12 @@ impl<F: Field> Lde<F> {
     }
 }
 
-/// The errors a coset LDE's sizes give before any plan: blowup 2^0 (that
-/// is a coset DFT), one input row (no layer left to run: every output row
-/// is that row), and a sum past the field's largest transform.
+/// The errors a coset LDE's sizes give before any plan: one input row (no
+/// layer left to run: every output row is that row), and a sum past the
+/// field's largest transform. Blowup 2^0 is allowed (as Plonky3's
+/// `coset_lde_batch` allows it): the evaluations on the coset g·H of the
+/// interpolant, an inverse DFT and a coset DFT.
 fn check_coset_sizes<F: TwoAdicField>(log_n: u32, blowup: LogBlowup) -> Result<(), Error> {
-    if blowup.0 == 0 {
-        return Err(Error::Unsupported {
-            what: "a low-degree extension with blowup 2^0 (use coset_dft)",
-        });
-    }
     if log_n == 0 {
         return Err(Error::Unsupported {
             what: "a low-degree extension of one row (log_n = 0): every output row is that row",
