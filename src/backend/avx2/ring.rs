@@ -47,6 +47,7 @@ unsafe impl RingLanes for KemYmm {
     const LAYERS: usize = 7;
     const LANE_TWIDDLE: usize = 2;
     const SPLAT_TWIDDLE: usize = 2;
+    const INTERLEAVE: usize = 2;
 
     #[inline(always)]
     unsafe fn load(p: *const i16) -> Self {
@@ -236,6 +237,7 @@ unsafe impl RingLanes for DsaYmm {
     const LAYERS: usize = 8;
     const LANE_TWIDDLE: usize = 3;
     const SPLAT_TWIDDLE: usize = 2;
+    const INTERLEAVE: usize = 2;
 
     #[inline(always)]
     unsafe fn load(p: *const i32) -> Self {

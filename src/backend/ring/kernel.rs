@@ -154,51 +154,77 @@ pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED
                 });
             }
         }
-        // Phase 2: each block of BLOCK consecutive registers.
-        for block in 0..L::REGS / L::BLOCK {
-            let base = poly.add(block * L::BLOCK * n);
-            let mut r = [L::zero(); 16];
-            unroll!(16, i => {
-                if i < L::BLOCK {
-                    r[i] = L::load(base.add(i * n));
+        // Phase 2: blocks of BLOCK consecutive registers, INTERLEAVE at a
+        // time, layer by layer across them (as in `inverse`).
+        let inter_words = ((1 << L::INTER) - 1) * L::SPLAT_TWIDDLE * n;
+        let block_words = inter_words + L::BLOCK / 2 * L::STAGES * L::LANE_TWIDDLE * n;
+        let first_block = at.take(L::REGS / L::BLOCK * block_words);
+        for group in 0..L::REGS / L::BLOCK / L::INTERLEAVE {
+            let mut r = [[L::zero(); 16]; 2];
+            unroll!(2, g => {
+                if g < L::INTERLEAVE {
+                    let base = poly.add((group * L::INTERLEAVE + g) * L::BLOCK * n);
+                    unroll!(16, i => {
+                        if i < L::BLOCK {
+                            r[g][i] = L::load(base.add(i * n));
+                        }
+                    });
                 }
             });
+            let mut t = Cursor(0);
             unroll!(4, layer => {
                 if layer < L::INTER {
-                    let first = at.take((1 << layer) * L::SPLAT_TWIDDLE * n);
-                    ct_between::<L>(&mut r, L::BLOCK >> (layer + 1), table.add(first));
+                    let first = t.take((1 << layer) * L::SPLAT_TWIDDLE * n);
+                    unroll!(2, g => {
+                        if g < L::INTERLEAVE {
+                            let block = table
+                                .add(first_block + (group * L::INTERLEAVE + g) * block_words);
+                            ct_between::<L>(&mut r[g], L::BLOCK >> (layer + 1), block.add(first));
+                        }
+                    });
                 }
             });
-            let lanes = table.add(at.take(L::BLOCK / 2 * L::STAGES * L::LANE_TWIDDLE * n));
             // Stage by stage across the pairs, as in `inverse`: the pairs'
             // chains are independent and the out-of-order window sees them
             // all at once.
             unroll!(4, s => {
                 if s < L::STAGES {
-                    unroll!(8, pair => {
-                        if pair < L::BLOCK / 2 {
-                            let (x, y) = L::exchange(r[2 * pair], r[2 * pair + 1], s + 1);
-                            let w = lanes.add((pair * L::STAGES + s) * L::LANE_TWIDDLE * n);
-                            (r[2 * pair], r[2 * pair + 1]) = L::ct_lanes(x, y, w);
+                    unroll!(2, g => {
+                        if g < L::INTERLEAVE {
+                            let lanes = table.add(
+                                first_block + (group * L::INTERLEAVE + g) * block_words + inter_words,
+                            );
+                            unroll!(8, pair => {
+                                if pair < L::BLOCK / 2 {
+                                    let (x, y) = L::exchange(r[g][2 * pair], r[g][2 * pair + 1], s + 1);
+                                    let w = lanes.add((pair * L::STAGES + s) * L::LANE_TWIDDLE * n);
+                                    (r[g][2 * pair], r[g][2 * pair + 1]) = L::ct_lanes(x, y, w);
+                                }
+                            });
                         }
                     });
                 }
             });
-            unroll!(8, pair => {
-                if pair < L::BLOCK / 2 {
-                    let (mut x, mut y) = (r[2 * pair], r[2 * pair + 1]);
-                    if CANONICAL {
-                        (x, y) = (x.canonical(), y.canonical());
-                    }
-                    if PERMUTED {
-                        let missing = missing_stages(L::STAGES);
-                        x.store(base.add(permuted_slot(2 * pair, missing) * n));
-                        y.store(base.add(permuted_slot(2 * pair + 1, missing) * n));
-                    } else {
-                        let (a, b) = L::to_standard(x, y);
-                        a.store(base.add(2 * pair * n));
-                        b.store(base.add((2 * pair + 1) * n));
-                    }
+            unroll!(2, g => {
+                if g < L::INTERLEAVE {
+                    let base = poly.add((group * L::INTERLEAVE + g) * L::BLOCK * n);
+                    unroll!(8, pair => {
+                        if pair < L::BLOCK / 2 {
+                            let (mut x, mut y) = (r[g][2 * pair], r[g][2 * pair + 1]);
+                            if CANONICAL {
+                                (x, y) = (x.canonical(), y.canonical());
+                            }
+                            if PERMUTED {
+                                let missing = missing_stages(L::STAGES);
+                                x.store(base.add(permuted_slot(2 * pair, missing) * n));
+                                y.store(base.add(permuted_slot(2 * pair + 1, missing) * n));
+                            } else {
+                                let (a, b) = L::to_standard(x, y);
+                                a.store(base.add(2 * pair * n));
+                                b.store(base.add((2 * pair + 1) * n));
+                            }
+                        }
+                    });
                 }
             });
         }
@@ -229,28 +255,37 @@ pub(crate) unsafe fn inverse<
     let scale = table.wrapping_add(at.take(L::SPLAT_TWIDDLE * n));
     // SAFETY (whole function): as in `forward`, with `inverse_table`.
     unsafe {
-        for block in 0..L::REGS / L::BLOCK {
-            let base = poly.add(block * L::BLOCK * n);
-            let mut r = [L::zero(); 16];
-            let lanes = table.add(at.take(L::BLOCK / 2 * L::STAGES * L::LANE_TWIDDLE * n));
-            unroll!(8, pair => {
-                if pair < L::BLOCK / 2 {
-                    let (mut x, mut y) = if PERMUTED {
-                        let missing = missing_stages(L::STAGES);
-                        (
-                            L::load(base.add(permuted_slot(2 * pair, missing) * n)),
-                            L::load(base.add(permuted_slot(2 * pair + 1, missing) * n)),
-                        )
-                    } else {
-                        L::from_standard(
-                            L::load(base.add(2 * pair * n)),
-                            L::load(base.add((2 * pair + 1) * n)),
-                        )
-                    };
-                    if L::inverse_reduces_input(ANY_INPUT) {
-                        (x, y) = (x.reduce_input(), y.reduce_input());
-                    }
-                    (r[2 * pair], r[2 * pair + 1]) = (x, y);
+        // Phase 2, INTERLEAVE blocks at a time, layer by layer across them:
+        // one block's chain alone leaves the multipliers idle (a layer's
+        // latency is longer than its four butterflies' issue time).
+        let lane_words = L::BLOCK / 2 * L::STAGES * L::LANE_TWIDDLE * n;
+        let block_words = lane_words + ((1 << L::INTER) - 1) * L::SPLAT_TWIDDLE * n;
+        let first_block = at.take(L::REGS / L::BLOCK * block_words);
+        for group in 0..L::REGS / L::BLOCK / L::INTERLEAVE {
+            let mut r = [[L::zero(); 16]; 2];
+            unroll!(2, g => {
+                if g < L::INTERLEAVE {
+                    let base = poly.add((group * L::INTERLEAVE + g) * L::BLOCK * n);
+                    unroll!(8, pair => {
+                        if pair < L::BLOCK / 2 {
+                            let (mut x, mut y) = if PERMUTED {
+                                let missing = missing_stages(L::STAGES);
+                                (
+                                    L::load(base.add(permuted_slot(2 * pair, missing) * n)),
+                                    L::load(base.add(permuted_slot(2 * pair + 1, missing) * n)),
+                                )
+                            } else {
+                                L::from_standard(
+                                    L::load(base.add(2 * pair * n)),
+                                    L::load(base.add((2 * pair + 1) * n)),
+                                )
+                            };
+                            if L::inverse_reduces_input(ANY_INPUT) {
+                                (x, y) = (x.reduce_input(), y.reduce_input());
+                            }
+                            (r[g][2 * pair], r[g][2 * pair + 1]) = (x, y);
+                        }
+                    });
                 }
             });
             // Stage by stage across the pairs (not pair by pair): the pairs'
@@ -259,40 +294,61 @@ pub(crate) unsafe fn inverse<
             unroll!(4, s => {
                 if s < L::STAGES {
                     let stage = L::STAGES - s;
-                    unroll!(8, pair => {
-                        if pair < L::BLOCK / 2 {
-                            let (mut x, mut y) = (r[2 * pair], r[2 * pair + 1]);
-                            let w = lanes.add((pair * L::STAGES + stage - 1) * L::LANE_TWIDDLE * n);
-                            (x, y) = (x.add(y), x.sub(y).mul_lanes(w));
-                            if L::inverse_reduces_sums_after(s, ANY_INPUT) {
-                                // The sums alone, before the exchange mixes
-                                // them with the products.
-                                x = x.reduce_sums();
-                            }
-                            (r[2 * pair], r[2 * pair + 1]) = L::exchange(x, y, stage);
+                    unroll!(2, g => {
+                        if g < L::INTERLEAVE {
+                            let lanes = table.add(
+                                first_block + (group * L::INTERLEAVE + g) * block_words,
+                            );
+                            unroll!(8, pair => {
+                                if pair < L::BLOCK / 2 {
+                                    let (mut x, mut y) = (r[g][2 * pair], r[g][2 * pair + 1]);
+                                    let w = lanes
+                                        .add((pair * L::STAGES + stage - 1) * L::LANE_TWIDDLE * n);
+                                    (x, y) = (x.add(y), x.sub(y).mul_lanes(w));
+                                    if L::inverse_reduces_sums_after(s, ANY_INPUT) {
+                                        // The sums alone, before the exchange
+                                        // mixes them with the products.
+                                        x = x.reduce_sums();
+                                    }
+                                    (r[g][2 * pair], r[g][2 * pair + 1]) = L::exchange(x, y, stage);
+                                }
+                            });
                         }
                     });
                 }
             });
+            let mut t = Cursor(0);
             unroll!(4, i => {
                 if i < L::INTER {
                     let layer = L::INTER - 1 - i;
-                    let first = at.take((1 << layer) * L::SPLAT_TWIDDLE * n);
+                    let first = lane_words + t.take((1 << layer) * L::SPLAT_TWIDDLE * n);
                     let last = L::SPLIT == 0 && layer == 0;
-                    gs_between::<L>(
-                        &mut r,
-                        L::BLOCK >> (layer + 1),
-                        table.add(first),
-                        sums::<L, ANY_INPUT>(L::STAGES + i, last, scale),
-                    );
+                    unroll!(2, g => {
+                        if g < L::INTERLEAVE {
+                            let block = table.add(
+                                first_block + (group * L::INTERLEAVE + g) * block_words,
+                            );
+                            gs_between::<L>(
+                                &mut r[g],
+                                L::BLOCK >> (layer + 1),
+                                block.add(first),
+                                sums::<L, ANY_INPUT>(L::STAGES + i, last, scale),
+                            );
+                        }
+                    });
                 }
             });
-            if L::SPLIT == 0 {
-                finish_inverse::<L, CANONICAL>(&mut r);
-            }
-            unroll!(16, i => {
-                if i < L::BLOCK {
-                    r[i].store(base.add(i * n));
+            unroll!(2, g => {
+                if g < L::INTERLEAVE {
+                    if L::SPLIT == 0 {
+                        finish_inverse::<L, CANONICAL>(&mut r[g]);
+                    }
+                    let base = poly.add((group * L::INTERLEAVE + g) * L::BLOCK * n);
+                    unroll!(16, i => {
+                        if i < L::BLOCK {
+                            r[g][i].store(base.add(i * n));
+                        }
+                    });
                 }
             });
         }

@@ -185,6 +185,11 @@ pub(crate) unsafe trait RingLanes: Copy {
     const SPLIT: usize = Self::LAYERS - Self::INTER - Self::STAGES;
     /// Registers of a polynomial.
     const REGS: usize = 256 / Self::LANES;
+    /// Phase-2 blocks the kernels run together, layer by layer across
+    /// them (1 or 2): two where one block's chain alone leaves the
+    /// multipliers idle and the register file holds both blocks (spills
+    /// permitting).
+    const INTERLEAVE: usize = 1;
     /// Whether the inverse reduces every register before its first layer,
     /// given whether its input is any word (`any_input`) or |a| < q.
     fn inverse_reduces_input(any_input: bool) -> bool;
