@@ -95,6 +95,27 @@ unsafe fn gs_between<L: RingLanes>(
     });
 }
 
+/// Phase 2's unit `g` of `group`: block `unit_block` of polynomial
+/// `g / INTERLEAVE`.
+#[inline(always)]
+fn unit_block<L: RingLanes>(group: usize, g: usize) -> usize {
+    group * L::INTERLEAVE + g % L::INTERLEAVE
+}
+
+/// The first word of phase 2's unit `g` of `group`.
+///
+/// # Safety
+/// `polys[g / INTERLEAVE]` holds a polynomial.
+#[inline(always)]
+unsafe fn unit_base<L: RingLanes>(
+    polys: [*mut L::Word; 2],
+    group: usize,
+    g: usize,
+) -> *mut L::Word {
+    // SAFETY: the block is inside the polynomial (as the caller's contract).
+    unsafe { polys[g / L::INTERLEAVE].add(unit_block::<L>(group, g) * L::BLOCK * L::LANES) }
+}
+
 /// Phase 1's register `i` of `round`: 2^SPLIT registers REGS/2^SPLIT
 /// apart × BLOCK/2^SPLIT consecutive columns.
 #[inline(always)]
@@ -104,18 +125,26 @@ fn phase1_register<L: RingLanes>(round: usize, i: usize) -> usize {
     (i / columns) * stride + round * columns + i % columns
 }
 
-/// The forward NTT (Cooley–Tukey) of one polynomial at `poly` with the
-/// table at `table`: input |a| < q; output |a| < (LAYERS + 1)·q, or
+/// The forward NTT (Cooley–Tukey) of the `P` (1 or 2) polynomials at
+/// `polys` with the table at `table` (two run layer by layer together, as
+/// `INTERLEAVE` blocks do): input |a| < q; output |a| < (LAYERS + 1)·q, or
 /// canonical if `CANONICAL`; in standard order unless `PERMUTED`.
 ///
 /// # Safety
-/// `poly` holds 256 words, `table` `tables::forward_table`'s words for `L`;
+/// `polys[..P]` each hold 256 words (distinct polynomials), `table`
+/// `tables::forward_table`'s words for `L`;
 /// the caller was compiled with `L`'s target features.
 #[inline(always)]
-pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED: bool>(
-    poly: *mut L::Word,
+pub(crate) unsafe fn forward<
+    L: RingLanes,
+    const P: usize,
+    const CANONICAL: bool,
+    const PERMUTED: bool,
+>(
+    polys: [*mut L::Word; 2],
     table: *const L::Word,
 ) {
+    const { assert!(P >= 1 && L::INTERLEAVE * P <= 2) };
     let n = L::LANES;
     let mut at = Cursor(0);
     let columns = L::BLOCK >> L::SPLIT;
@@ -128,7 +157,9 @@ pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED
             // Phase 1: the first SPLIT layers, BLOCK registers at a time;
             // every round reads the same twiddles.
             let start = at.0;
-            for round in 0..L::REGS / L::BLOCK {
+            for (poly, round) in (0..P * L::REGS / L::BLOCK)
+                .map(|u| (polys[u / (L::REGS / L::BLOCK)], u % (L::REGS / L::BLOCK)))
+            {
                 let mut r = [L::zero(); 16];
                 unroll!(16, i => {
                     if i < L::BLOCK {
@@ -162,8 +193,8 @@ pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED
         for group in 0..L::REGS / L::BLOCK / L::INTERLEAVE {
             let mut r = [[L::zero(); 16]; 2];
             unroll!(2, g => {
-                if g < L::INTERLEAVE {
-                    let base = poly.add((group * L::INTERLEAVE + g) * L::BLOCK * n);
+                if g < L::INTERLEAVE * P {
+                    let base = unit_base::<L>(polys, group, g);
                     unroll!(16, i => {
                         if i < L::BLOCK {
                             r[g][i] = L::load(base.add(i * n));
@@ -176,9 +207,8 @@ pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED
                 if layer < L::INTER {
                     let first = t.take((1 << layer) * L::SPLAT_TWIDDLE * n);
                     unroll!(2, g => {
-                        if g < L::INTERLEAVE {
-                            let block = table
-                                .add(first_block + (group * L::INTERLEAVE + g) * block_words);
+                        if g < L::INTERLEAVE * P {
+                            let block = table.add(first_block + unit_block::<L>(group, g) * block_words);
                             ct_between::<L>(&mut r[g], L::BLOCK >> (layer + 1), block.add(first));
                         }
                     });
@@ -190,9 +220,9 @@ pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED
             unroll!(4, s => {
                 if s < L::STAGES {
                     unroll!(2, g => {
-                        if g < L::INTERLEAVE {
+                        if g < L::INTERLEAVE * P {
                             let lanes = table.add(
-                                first_block + (group * L::INTERLEAVE + g) * block_words + inter_words,
+                                first_block + unit_block::<L>(group, g) * block_words + inter_words,
                             );
                             unroll!(8, pair => {
                                 if pair < L::BLOCK / 2 {
@@ -206,8 +236,8 @@ pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED
                 }
             });
             unroll!(2, g => {
-                if g < L::INTERLEAVE {
-                    let base = poly.add((group * L::INTERLEAVE + g) * L::BLOCK * n);
+                if g < L::INTERLEAVE * P {
+                    let base = unit_base::<L>(polys, group, g);
                     unroll!(8, pair => {
                         if pair < L::BLOCK / 2 {
                             let (mut x, mut y) = (r[g][2 * pair], r[g][2 * pair + 1]);
@@ -231,7 +261,8 @@ pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED
     }
 }
 
-/// The inverse NTT (Gentleman–Sande, then × n⁻¹) of one polynomial: input
+/// The inverse NTT (Gentleman–Sande, then × n⁻¹) of the `P` polynomials at
+/// `polys` (as [`forward`]): input
 /// any word if `ANY_INPUT`, else |a| < q; in standard order unless
 /// `PERMUTED`; output canonical if `CANONICAL`, else |a| < q.
 ///
@@ -240,13 +271,15 @@ pub(crate) unsafe fn forward<L: RingLanes, const CANONICAL: bool, const PERMUTED
 #[inline(always)]
 pub(crate) unsafe fn inverse<
     L: RingLanes,
+    const P: usize,
     const CANONICAL: bool,
     const PERMUTED: bool,
     const ANY_INPUT: bool,
 >(
-    poly: *mut L::Word,
+    polys: [*mut L::Word; 2],
     table: *const L::Word,
 ) {
+    const { assert!(P >= 1 && L::INTERLEAVE * P <= 2) };
     let n = L::LANES;
     let mut at = Cursor(0);
     let columns = L::BLOCK >> L::SPLIT;
@@ -264,8 +297,8 @@ pub(crate) unsafe fn inverse<
         for group in 0..L::REGS / L::BLOCK / L::INTERLEAVE {
             let mut r = [[L::zero(); 16]; 2];
             unroll!(2, g => {
-                if g < L::INTERLEAVE {
-                    let base = poly.add((group * L::INTERLEAVE + g) * L::BLOCK * n);
+                if g < L::INTERLEAVE * P {
+                    let base = unit_base::<L>(polys, group, g);
                     unroll!(8, pair => {
                         if pair < L::BLOCK / 2 {
                             let (mut x, mut y) = if PERMUTED {
@@ -295,10 +328,9 @@ pub(crate) unsafe fn inverse<
                 if s < L::STAGES {
                     let stage = L::STAGES - s;
                     unroll!(2, g => {
-                        if g < L::INTERLEAVE {
-                            let lanes = table.add(
-                                first_block + (group * L::INTERLEAVE + g) * block_words,
-                            );
+                        if g < L::INTERLEAVE * P {
+                            let lanes =
+                                table.add(first_block + unit_block::<L>(group, g) * block_words);
                             unroll!(8, pair => {
                                 if pair < L::BLOCK / 2 {
                                     let (mut x, mut y) = (r[g][2 * pair], r[g][2 * pair + 1]);
@@ -324,10 +356,9 @@ pub(crate) unsafe fn inverse<
                     let first = lane_words + t.take((1 << layer) * L::SPLAT_TWIDDLE * n);
                     let last = L::SPLIT == 0 && layer == 0;
                     unroll!(2, g => {
-                        if g < L::INTERLEAVE {
-                            let block = table.add(
-                                first_block + (group * L::INTERLEAVE + g) * block_words,
-                            );
+                        if g < L::INTERLEAVE * P {
+                            let block =
+                                table.add(first_block + unit_block::<L>(group, g) * block_words);
                             gs_between::<L>(
                                 &mut r[g],
                                 L::BLOCK >> (layer + 1),
@@ -339,11 +370,11 @@ pub(crate) unsafe fn inverse<
                 }
             });
             unroll!(2, g => {
-                if g < L::INTERLEAVE {
+                if g < L::INTERLEAVE * P {
                     if L::SPLIT == 0 {
                         finish_inverse::<L, CANONICAL>(&mut r[g]);
                     }
-                    let base = poly.add((group * L::INTERLEAVE + g) * L::BLOCK * n);
+                    let base = unit_base::<L>(polys, group, g);
                     unroll!(16, i => {
                         if i < L::BLOCK {
                             r[g][i].store(base.add(i * n));
@@ -354,7 +385,9 @@ pub(crate) unsafe fn inverse<
         }
         if L::SPLIT > 0 {
             let start = at.0;
-            for round in 0..L::REGS / L::BLOCK {
+            for (poly, round) in (0..P * L::REGS / L::BLOCK)
+                .map(|u| (polys[u / (L::REGS / L::BLOCK)], u % (L::REGS / L::BLOCK)))
+            {
                 let mut r = [L::zero(); 16];
                 unroll!(16, i => {
                     if i < L::BLOCK {

@@ -208,17 +208,48 @@ pub(crate) unsafe trait RingLanes: Copy {
 /// for it (see [`RingKernel`], the only place these are called).
 pub(crate) type RingFn<W> = unsafe fn(&mut [W; 256], &[W]);
 
-/// A kernel's entry points for every mode: `forward[canonical][permuted]`,
+/// Two polynomials' kernel, run together: `(first, second, table)`.
+///
+/// # Safety
+/// As [`RingFn`].
+pub(crate) type RingPairFn<W> = unsafe fn(&mut [W; 256], &mut [W; 256], &[W]);
+
+/// Entry points for every mode: `forward[canonical][permuted]`,
 /// `inverse[canonical][permuted][any input]`.
-pub(crate) struct RingFns<W: 'static> {
-    pub(crate) forward: [[RingFn<W>; 2]; 2],
-    pub(crate) inverse: [[[RingFn<W>; 2]; 2]; 2],
+pub(crate) struct ModeTable<T> {
+    pub(crate) forward: [[T; 2]; 2],
+    pub(crate) inverse: [[[T; 2]; 2]; 2],
 }
 
-/// The [`RingFns`] of a pair of generic entry points.
-macro_rules! ring_fns {
+impl<T: Copy> ModeTable<T> {
+    /// The entry point of `mode`.
+    pub(crate) fn pick(&self, mode: RingMode) -> T {
+        let (c, p, a) = (
+            usize::from(mode.canonical),
+            usize::from(mode.permuted),
+            usize::from(mode.any_input),
+        );
+        if mode.inverse {
+            self.inverse[c][p][a]
+        } else {
+            self.forward[c][p]
+        }
+    }
+}
+
+/// A kernel's entry points: one polynomial per call, and, where the ISA
+/// has the registers for it, two polynomials run together (a batch's
+/// pairs: one polynomial's chain of layers alone leaves the multipliers
+/// idle).
+pub(crate) struct RingFns<W: 'static> {
+    pub(crate) one: ModeTable<RingFn<W>>,
+    pub(crate) pairs: Option<ModeTable<RingPairFn<W>>>,
+}
+
+/// The [`ModeTable`] of a pair of generic entry points.
+macro_rules! mode_table {
     ($forward:ident, $inverse:ident) => {
-        $crate::backend::ring::RingFns {
+        $crate::backend::ring::ModeTable {
             forward: [
                 [$forward::<false, false>, $forward::<false, true>],
                 [$forward::<true, false>, $forward::<true, true>],
@@ -245,14 +276,92 @@ macro_rules! ring_fns {
         }
     };
 }
+pub(crate) use mode_table;
+
+/// The [`RingFns`] of one-polynomial entry points (and of pair ones).
+macro_rules! ring_fns {
+    ($forward:ident, $inverse:ident) => {
+        $crate::backend::ring::RingFns {
+            one: $crate::backend::ring::mode_table!($forward, $inverse),
+            pairs: None,
+        }
+    };
+    ($forward:ident, $inverse:ident, $forward2:ident, $inverse2:ident) => {
+        $crate::backend::ring::RingFns {
+            one: $crate::backend::ring::mode_table!($forward, $inverse),
+            pairs: Some($crate::backend::ring::mode_table!($forward2, $inverse2)),
+        }
+    };
+}
 pub(crate) use ring_fns;
 
 /// An ISA's entry points for one lane type: the generic kernels compiled
 /// with `$features`, one polynomial per call (not inlined into a caller's
 /// loop, where LLVM would hoist every twiddle load and spill them), and
-/// their [`RingFns`] as `$name`.
+/// their [`RingFns`] as `$name`; with `pairs`, also two polynomials per
+/// call, run together.
 macro_rules! ring_entry_points {
     ($lanes:ty, $word:ty, $features:literal, $name:ident: $forward:ident, $inverse:ident) => {
+        $crate::backend::ring::ring_entry_points!(@one $lanes, $word, $features, $forward, $inverse);
+        /// Every mode's entry point.
+        pub(crate) const $name: $crate::backend::ring::RingFns<$word> =
+            $crate::backend::ring::ring_fns!($forward, $inverse);
+    };
+    ($lanes:ty, $word:ty, $features:literal, $name:ident: $forward:ident, $inverse:ident,
+     pairs: $forward2:ident, $inverse2:ident) => {
+        $crate::backend::ring::ring_entry_points!(@one $lanes, $word, $features, $forward, $inverse);
+
+        /// Two polynomials' forward NTTs, run together (see
+        /// `backend::ring::forward`).
+        ///
+        /// # Safety
+        /// As the one-polynomial entry point.
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn $forward2<const CANONICAL: bool, const PERMUTED: bool>(
+            a: &mut [$word; 256],
+            b: &mut [$word; 256],
+            table: &[$word],
+        ) {
+            // SAFETY: as this function's contract; `a` and `b` are distinct
+            // (two `&mut`).
+            unsafe {
+                $crate::backend::ring::forward::<$lanes, 2, CANONICAL, PERMUTED>(
+                    [a.as_mut_ptr(), b.as_mut_ptr()],
+                    table.as_ptr(),
+                )
+            }
+        }
+
+        /// Two polynomials' inverse NTTs, run together.
+        ///
+        /// # Safety
+        /// As the one-polynomial entry point.
+        #[inline(never)]
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn $inverse2<
+            const CANONICAL: bool,
+            const PERMUTED: bool,
+            const ANY_INPUT: bool,
+        >(
+            a: &mut [$word; 256],
+            b: &mut [$word; 256],
+            table: &[$word],
+        ) {
+            // SAFETY: as this function's contract.
+            unsafe {
+                $crate::backend::ring::inverse::<$lanes, 2, CANONICAL, PERMUTED, ANY_INPUT>(
+                    [a.as_mut_ptr(), b.as_mut_ptr()],
+                    table.as_ptr(),
+                )
+            }
+        }
+
+        /// Every mode's entry points.
+        pub(crate) const $name: $crate::backend::ring::RingFns<$word> =
+            $crate::backend::ring::ring_fns!($forward, $inverse, $forward2, $inverse2);
+    };
+    (@one $lanes:ty, $word:ty, $features:literal, $forward:ident, $inverse:ident) => {
         /// One polynomial's forward NTT (see `backend::ring::forward`).
         ///
         /// # Safety
@@ -264,12 +373,11 @@ macro_rules! ring_entry_points {
             poly: &mut [$word; 256],
             table: &[$word],
         ) {
-            // SAFETY: as this function's contract.
+            let p = poly.as_mut_ptr();
+            // SAFETY: as this function's contract (the second pointer is
+            // never read: one polynomial).
             unsafe {
-                $crate::backend::ring::forward::<$lanes, CANONICAL, PERMUTED>(
-                    poly.as_mut_ptr(),
-                    table.as_ptr(),
-                )
+                $crate::backend::ring::forward::<$lanes, 1, CANONICAL, PERMUTED>([p, p], table.as_ptr())
             }
         }
 
@@ -287,18 +395,15 @@ macro_rules! ring_entry_points {
             poly: &mut [$word; 256],
             table: &[$word],
         ) {
+            let p = poly.as_mut_ptr();
             // SAFETY: as this function's contract.
             unsafe {
-                $crate::backend::ring::inverse::<$lanes, CANONICAL, PERMUTED, ANY_INPUT>(
-                    poly.as_mut_ptr(),
+                $crate::backend::ring::inverse::<$lanes, 1, CANONICAL, PERMUTED, ANY_INPUT>(
+                    [p, p],
                     table.as_ptr(),
                 )
             }
         }
-
-        /// Every mode's entry point.
-        pub(crate) const $name: $crate::backend::ring::RingFns<$word> =
-            $crate::backend::ring::ring_fns!($forward, $inverse);
     };
 }
 pub(crate) use ring_entry_points;
@@ -316,26 +421,12 @@ pub struct RingMode {
     pub(crate) any_input: bool,
 }
 
-impl<W> RingFns<W> {
-    /// The entry point of `mode`.
-    pub(crate) fn pick(&self, mode: RingMode) -> RingFn<W> {
-        let (c, p, a) = (
-            usize::from(mode.canonical),
-            usize::from(mode.permuted),
-            usize::from(mode.any_input),
-        );
-        if mode.inverse {
-            self.inverse[c][p][a]
-        } else {
-            self.forward[c][p]
-        }
-    }
-}
-
-/// A whole-polynomial kernel with its table, chosen for one plan: runs
-/// polynomials one after another.
+/// A whole-polynomial kernel with its table, chosen for one plan: runs a
+/// batch's polynomials two at a time where the ISA has pair entry points,
+/// else one after another.
 pub struct RingKernel<W: 'static> {
     run: RingFn<W>,
+    pairs: Option<RingPairFn<W>>,
     table: Vec<W>,
     description: String,
 }
@@ -353,7 +444,8 @@ impl<W: Copy> RingKernel<W> {
         description: String,
     ) -> Self {
         Self {
-            run: fns.pick(mode),
+            run: fns.one.pick(mode),
+            pairs: fns.pairs.as_ref().map(|p| p.pick(mode)),
             table,
             description,
         }
@@ -362,8 +454,15 @@ impl<W: Copy> RingKernel<W> {
     /// Runs every polynomial of `polys` (a multiple of 256 words).
     #[inline]
     pub(crate) fn run(&self, polys: &mut [W]) {
-        let (polys, rest) = polys.as_chunks_mut::<256>();
+        let (mut polys, rest) = polys.as_chunks_mut::<256>();
         debug_assert!(rest.is_empty(), "whole polynomials");
+        if let Some(pairs) = self.pairs {
+            while let [a, b, tail @ ..] = polys {
+                // SAFETY: as below; `a` and `b` are distinct polynomials.
+                unsafe { pairs(a, b, &self.table) }
+                polys = tail;
+            }
+        }
         for poly in polys {
             // SAFETY: `new`'s contract: the features were detected and the
             // table is this kernel's.

@@ -47,6 +47,10 @@ fn shape_text<T: TwiddleVectors>(isa: &str, register: &str) -> String {
     }
 }
 
+/// How the AVX2 kernels (`RingLanes::INTERLEAVE` = 2) run their parts.
+#[cfg(target_arch = "x86_64")]
+const TOGETHER: &str = " (two parts at a time, layer by layer)";
+
 /// The contract of a mode, as plans print it.
 fn contract(mode: RingMode, lazy_forward_bound: u32, word: &str) -> String {
     let order = if mode.permuted {
@@ -138,7 +142,10 @@ pub(crate) fn mlkem(
         // F/BW were detected; the table is the 32-lane Montgomery layout.
         Backend::Avx512 => unsafe {
             type T = KemMontgomery<32, 8>;
-            let text = format!("{}; {contract}", shape_text::<T>("avx512", "zmm"));
+            let text = format!(
+                "{}, a batch's polynomials two at a time; {contract}",
+                shape_text::<T>("avx512", "zmm")
+            );
             simd::<T>(
                 &crate::backend::avx512::ring::MLKEM,
                 mode,
@@ -151,7 +158,7 @@ pub(crate) fn mlkem(
         // SAFETY: as above, with AVX2 detected and the 16-lane layout.
         Backend::Avx2 => unsafe {
             type T = KemMontgomery<16, 8>;
-            let text = format!("{}; {contract}", shape_text::<T>("avx2", "ymm"));
+            let text = format!("{}{TOGETHER}; {contract}", shape_text::<T>("avx2", "ymm"));
             simd::<T>(
                 &crate::backend::avx2::ring::MLKEM,
                 mode,
@@ -204,7 +211,7 @@ pub(crate) fn mldsa(
         // SAFETY: as above, with AVX2 detected and the 8-lane layout.
         Backend::Avx2 => unsafe {
             type T = DsaMontgomery<8, 8>;
-            let text = format!("{}; {contract}", shape_text::<T>("avx2", "ymm"));
+            let text = format!("{}{TOGETHER}; {contract}", shape_text::<T>("avx2", "ymm"));
             simd::<T>(&crate::backend::avx2::ring::MLDSA, mode, heap, scale, text)
         },
         #[cfg(target_arch = "aarch64")]

@@ -73,6 +73,17 @@ pub fn kernels(arch: &str) -> Vec<Kernel> {
     };
     for isa in isas {
         lanes(&format!("nttfuse::backend::{isa}::ring"), &mut out);
+        if *isa == "avx512" {
+            // ML-KEM's pair entry points: two polynomials run together.
+            let pair = [Out, Out, Public, Len];
+            for (f, n) in [("mlkem_forward2", 4), ("mlkem_inverse2", 8)] {
+                out.push(k(
+                    format!("nttfuse::backend::avx512::ring::{f}"),
+                    Some(n),
+                    &pair,
+                ));
+            }
+        }
         let products = format!("nttfuse::backend::{isa}::products");
         let kem_modules: &[&str] = if *isa == "avx512" {
             &["kem", "kem_vnni"]
