@@ -405,8 +405,6 @@ impl<P: PlonkyField> TwoAdicSubgroupDft<P> for NttfuseDft {
         let zero = <P::Ours as num_traits::Zero>::zero();
         let extra = lde.len() - values.len();
         values.reserve_exact(extra);
-        #[cfg(target_os = "linux")]
-        crate::backend::advise_huge_pages(values.spare_capacity_mut());
         values.par_extend(rayon::iter::repeat_n(zero, extra));
         lde.execute(&mut values).expect("shape checked by the plan");
         BitReversalPerm::new_view(RowMajorMatrix::new(P::from_ours(values), lanes))

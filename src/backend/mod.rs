@@ -32,8 +32,6 @@ mod packed;
 pub(crate) mod ring;
 mod scalar;
 
-#[cfg(all(feature = "plonky3", target_os = "linux"))]
-pub(crate) use memory::advise_huge_pages;
 pub(crate) use memory::{
     bit_reverse_rows, bit_reverse_rows_from, for_each_chunk_bit_reversed, store_fence,
     transpose_rows_from,

@@ -268,32 +268,6 @@ impl<'t, F: Copy> TileRows<'t, F> {
     }
 }
 
-/// Asks the kernel to back the whole 2 MiB pages inside `spare` (memory a
-/// vector reserved and has not touched yet) with transparent huge pages
-/// (`madvise(MADV_HUGEPAGE)`; Linux only, a hint: a kernel that declines
-/// leaves the memory as it was). Their first touch then takes one fault per
-/// 2 MiB instead of one per 4 KiB.
-#[cfg(all(feature = "plonky3", target_os = "linux"))]
-pub(crate) fn advise_huge_pages<T>(spare: &mut [core::mem::MaybeUninit<T>]) {
-    const HUGE: usize = 2 << 20;
-    let start = spare.as_mut_ptr() as usize;
-    let end = start + core::mem::size_of_val(spare);
-    let (first, last) = (start.next_multiple_of(HUGE), end / HUGE * HUGE);
-    if first < last {
-        // SAFETY: [first, last) lies inside `spare`, which this borrows
-        // mutably (no one else uses it); MADV_HUGEPAGE changes how pages
-        // are backed, never their contents or the mapping's validity. Its
-        // result is ignored: it is only a hint.
-        unsafe {
-            libc::madvise(
-                first as *mut libc::c_void,
-                last - first,
-                libc::MADV_HUGEPAGE,
-            );
-        }
-    }
-}
-
 /// Orders earlier streaming stores before later stores (`sfence`), so rows
 /// written through [`TileRows::rows_to_streaming`] are visible to whoever
 /// is handed them next.
