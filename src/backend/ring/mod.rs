@@ -456,6 +456,12 @@ impl<W: Copy> RingKernel<W> {
     pub(crate) fn run(&self, polys: &mut [W]) {
         let (mut polys, rest) = polys.as_chunks_mut::<256>();
         debug_assert!(rest.is_empty(), "whole polynomials");
+        if let [poly] = polys {
+            // One polynomial (the common call): straight to the kernel.
+            // SAFETY: as below.
+            unsafe { (self.run)(poly, &self.table) };
+            return;
+        }
         if let Some(pairs) = self.pairs {
             while let [a, b, tail @ ..] = polys {
                 // SAFETY: as below; `a` and `b` are distinct polynomials.
