@@ -400,10 +400,13 @@ impl MlDsaProducts {
         }
     }
 
-    /// `out = a · b` coefficient-wise (caches `b` on the stack first).
+    /// `out = a · b` coefficient-wise, in one pass with no cache (b·R is
+    /// made in registers): the same words as [`cache`](Self::cache) then
+    /// [`multiply_cached`](Self::multiply_cached). Cache `b` instead when
+    /// it multiplies several polynomials.
     pub fn multiply(&self, a: &[i32; 256], b: &[i32; 256], out: &mut [i32; 256]) {
-        let cache = self.cache(b);
-        self.multiply_cached(a, &cache, out);
+        // SAFETY: as in `cache_into`.
+        unsafe { (self.fns.multiply[self.canonical()])(a, b, out) }
     }
 
     /// `out[i] = a[i] · b[i]` for polynomials one after another:

@@ -477,6 +477,17 @@ fn mldsa_products_match_fips_204_on_every_backend() {
                     );
                     assert_eq!((*r as i64).rem_euclid(q), *e);
                 }
+                if k == 1 {
+                    // The one-shot product (no cache) gives the cached
+                    // product's words, canonical and lazy.
+                    for reduction in [Reduction::Canonical, Reduction::Lazy] {
+                        let products = products.clone().reduction(reduction);
+                        let (mut direct, mut cached) = ([0i32; 256], [0i32; 256]);
+                        products.multiply(&a[0], &b[0], &mut direct);
+                        products.multiply_cached(&a[0], &caches[0], &mut cached);
+                        assert_eq!(direct, cached, "{backend:?} {reduction:?}");
+                    }
+                }
             }
         }
     }

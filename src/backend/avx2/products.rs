@@ -110,6 +110,7 @@ pub(crate) struct Dsa(__m256i);
 // entry points below enable it and are reached after detection.
 unsafe impl DsaMul for Dsa {
     const LANES: usize = 8;
+    const FUSED_MULTIPLY: bool = false;
     #[inline(always)]
     unsafe fn load(p: *const i32) -> Self {
         // SAFETY: the caller gives 8 readable words.

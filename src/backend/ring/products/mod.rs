@@ -272,6 +272,10 @@ unsafe fn kem_sum<L: KemMul, const K: usize, const CANONICAL: bool>(
 pub(crate) unsafe trait DsaMul: Copy {
     /// `i32` lanes per register.
     const LANES: usize;
+    /// Whether the one-shot product makes b·R in registers ([`dsa_multiply`]);
+    /// else it goes through a cache on the stack (faster where the 64-bit
+    /// reduction takes more shuffles than the cache's twisted product).
+    const FUSED_MULTIPLY: bool = true;
     /// # Safety
     /// `LANES` readable words at `p`.
     unsafe fn load(p: *const i32) -> Self;
@@ -369,6 +373,43 @@ unsafe fn dsa_product<L: DsaMul, const CANONICAL: bool>(
     }
 }
 
+/// `out = a · b` coefficient-wise with no cache of the caller's: b·R (a
+/// Montgomery product by R², |·| < q) in registers, then the one-term
+/// Montgomery product of a with it (or, where `L::FUSED_MULTIPLY` is off,
+/// through a cache on the stack). The same words as [`dsa_cache`] then [`dsa_product`] (the same
+/// x = a·b·R and the same m mod 2^32), without the cache's round trip
+/// through memory.
+///
+/// # Safety
+/// `L`'s features are enabled.
+#[inline(always)]
+pub(crate) unsafe fn dsa_multiply<L: DsaMul, const CANONICAL: bool>(
+    a: &[i32; 256],
+    b: &[i32; 256],
+    out: &mut [i32; 256],
+) {
+    if !L::FUSED_MULTIPLY {
+        let mut cache = MlDsaCache::default();
+        // SAFETY: the features are enabled (this function's contract).
+        unsafe {
+            dsa_cache::<L>(b, &mut cache);
+            dsa_product::<L, CANONICAL>(a, &cache, out);
+        }
+        return;
+    }
+    for at in (0..256).step_by(L::LANES) {
+        // SAFETY: `at + LANES ≤ 256` for the three arrays.
+        unsafe {
+            let br = L::load(b.as_ptr().add(at)).times_r();
+            let (e, o) = L::load(a.as_ptr().add(at)).mul_wide(br);
+            // |a·bR| < 2^31·q: |r| < q.
+            let r = L::reduce_wide(e, o);
+            let r = if CANONICAL { r.positive() } else { r };
+            r.store(out.as_mut_ptr().add(at));
+        }
+    }
+}
+
 /// Σ of `K` terms (`a.len()` if `K` is 0), one Montgomery reduction.
 ///
 /// # Safety
@@ -416,10 +457,14 @@ pub(crate) struct KemProductFns {
     pub(crate) multiply_accumulate: [KemSum; 2],
 }
 
-/// One ISA's ML-DSA product entry points.
+/// ML-DSA's one-shot product entry point: `(a, b, out)`.
+pub(crate) type DsaProduct = unsafe fn(&[i32; 256], &[i32; 256], &mut [i32; 256]);
+
+/// One ISA's ML-DSA product entry points (`[lazy, canonical]`).
 pub(crate) struct DsaProductFns {
     pub(crate) cache: unsafe fn(&[i32; 256], &mut MlDsaCache),
     pub(crate) multiply_accumulate: [DsaSum; 2],
+    pub(crate) multiply: [DsaProduct; 2],
 }
 
 /// An ISA's ML-KEM product entry points for its lane type `$kem` (a path
@@ -488,6 +533,15 @@ macro_rules! dsa_product_entry_points {
                 )
             }
         }
+        #[target_feature(enable = $features)]
+        unsafe fn dsa_multiply<const CANONICAL: bool>(
+            a: &[i32; 256],
+            b: &[i32; 256],
+            out: &mut [i32; 256],
+        ) {
+            // SAFETY: as above.
+            unsafe { $crate::backend::ring::products::dsa_multiply::<$dsa, CANONICAL>(a, b, out) }
+        }
         /// The ML-DSA products of this lane type.
         pub(crate) const $name: $crate::backend::ring::products::DsaProductFns =
             $crate::backend::ring::products::DsaProductFns {
@@ -496,6 +550,7 @@ macro_rules! dsa_product_entry_points {
                     dsa_multiply_accumulate::<false>,
                     dsa_multiply_accumulate::<true>,
                 ],
+                multiply: [dsa_multiply::<false>, dsa_multiply::<true>],
             };
     };
 }

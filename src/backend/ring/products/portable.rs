@@ -100,6 +100,19 @@ fn dsa_multiply_accumulate<const CANONICAL: bool>(
     }
 }
 
+/// `out = a · b` with no cache: b·R, then the one-term product (the words
+/// of `dsa_cache` then `dsa_multiply_accumulate`).
+fn dsa_multiply<const CANONICAL: bool>(a: &[i32; 256], b: &[i32; 256], out: &mut [i32; 256]) {
+    for ((o, &a), &b) in out.iter_mut().zip(a).zip(b) {
+        let r = mldsa::montgomery_reduce(a as i64 * mldsa::fqmul(b, mldsa::R2) as i64);
+        *o = if CANONICAL {
+            r + ((r >> 31) & mldsa::Q)
+        } else {
+            r
+        };
+    }
+}
+
 /// The portable ML-KEM products (safe functions behind the shared
 /// `unsafe fn` signature).
 pub(crate) const KEM_PRODUCTS: KemProductFns = KemProductFns {
@@ -116,4 +129,5 @@ pub(crate) const DSA_PRODUCTS: DsaProductFns = DsaProductFns {
         dsa_multiply_accumulate::<false>,
         dsa_multiply_accumulate::<true>,
     ],
+    multiply: [dsa_multiply::<false>, dsa_multiply::<true>],
 };
