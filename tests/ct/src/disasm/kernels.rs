@@ -60,6 +60,7 @@ pub fn kernels(arch: &str) -> Vec<Kernel> {
     let kem_cache = [Secret, Public, Out];
     let sum = [Secret, Len, Secret, Len, Out];
     let dsa_cache = [Secret, Out];
+    let dsa_product = [Secret, Secret, Out];
     let mut out = Vec::new();
     let lanes = |prefix: &str, out: &mut Vec<Kernel>| {
         for (f, n) in [
@@ -104,6 +105,11 @@ pub fn kernels(arch: &str) -> Vec<Kernel> {
         }
         out.push(k(format!("{products}::dsa_cache"), Some(1), &dsa_cache));
         out.push(k(
+            format!("{products}::dsa_multiply"),
+            Some(2),
+            &dsa_product,
+        ));
+        out.push(k(
             format!("{products}::dsa_multiply_accumulate"),
             Some(2),
             &sum,
@@ -118,6 +124,11 @@ pub fn kernels(arch: &str) -> Vec<Kernel> {
         &sum,
     ));
     out.push(k(format!("{portable}::dsa_cache"), Some(1), &dsa_cache));
+    out.push(k(
+        format!("{portable}::dsa_multiply"),
+        Some(2),
+        &dsa_product,
+    ));
     out.push(k(
         format!("{portable}::dsa_multiply_accumulate"),
         Some(2),
