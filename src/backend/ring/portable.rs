@@ -192,27 +192,24 @@ macro_rules! entry_points {
 }
 
 /// Negative control of `nttfuse-ct disasm` (tests/ct), never in a normal
-/// build: a fault on small canonical outputs, switched off at run time by a
-/// flag nobody sets. The select is written as an unconditional store, so
-/// LLVM evaluates the pure range test on the coefficient whatever the flag
-/// says, and the binary branches on (or conditionally moves) the secret
-/// all the same; the check must report it.
+/// build: a count of small canonical outputs, kept in an atomic. An atomic
+/// read-modify-write is never speculated, so the binary must branch on the
+/// secret comparison whatever LLVM's inlining and code-unit split (a
+/// range test written as a select, the control before, was hoisted or not
+/// depending on them); the check must report it.
 #[cfg(nttfuse_ct_leak)]
 mod leak {
-    use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
+    use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-    /// Never set.
-    static ON: AtomicBool = AtomicBool::new(false);
+    /// Small outputs seen (never read).
+    static SMALL: AtomicUsize = AtomicUsize::new(0);
 
     #[inline(always)]
     pub(super) fn fault<W: Copy + PartialOrd + From<i16>>(poly: &mut [W; 256]) {
-        for v in poly.iter_mut() {
-            let x = *v;
-            *v = if ON.load(Relaxed) && x < W::from(1000) {
-                W::from(0)
-            } else {
-                x
-            };
+        for v in poly.iter() {
+            if *v < W::from(1000) {
+                SMALL.fetch_add(1, Relaxed);
+            }
         }
     }
 }
