@@ -95,6 +95,16 @@ unsafe fn gs_between<L: RingLanes>(
     });
 }
 
+/// Words of one phase-2 block's table: its lane twiddles (the stages),
+/// its splat twiddles (the layers between its registers), and both, the
+/// stride from one block's table to the next.
+#[inline(always)]
+const fn block_table_words<L: RingLanes>() -> (usize, usize, usize) {
+    let lanes = L::BLOCK / 2 * L::STAGES * L::LANE_TWIDDLE * L::LANES;
+    let inter = ((1 << L::INTER) - 1) * L::SPLAT_TWIDDLE * L::LANES;
+    (lanes, inter, lanes + inter)
+}
+
 /// Phase 2's unit `g` of `group`: block `unit_block` of polynomial
 /// `g / INTERLEAVE`.
 #[inline(always)]
@@ -187,8 +197,7 @@ pub(crate) unsafe fn forward<
         }
         // Phase 2: blocks of BLOCK consecutive registers, INTERLEAVE at a
         // time, layer by layer across them (as in `inverse`).
-        let inter_words = ((1 << L::INTER) - 1) * L::SPLAT_TWIDDLE * n;
-        let block_words = inter_words + L::BLOCK / 2 * L::STAGES * L::LANE_TWIDDLE * n;
+        let (_, inter_words, block_words) = block_table_words::<L>();
         let first_block = at.take(L::REGS / L::BLOCK * block_words);
         for group in 0..L::REGS / L::BLOCK / L::INTERLEAVE {
             let mut r = [[L::zero(); 16]; 2];
@@ -291,8 +300,7 @@ pub(crate) unsafe fn inverse<
         // Phase 2, INTERLEAVE blocks at a time, layer by layer across them:
         // one block's chain alone leaves the multipliers idle (a layer's
         // latency is longer than its four butterflies' issue time).
-        let lane_words = L::BLOCK / 2 * L::STAGES * L::LANE_TWIDDLE * n;
-        let block_words = lane_words + ((1 << L::INTER) - 1) * L::SPLAT_TWIDDLE * n;
+        let (lane_words, _, block_words) = block_table_words::<L>();
         let first_block = at.take(L::REGS / L::BLOCK * block_words);
         for group in 0..L::REGS / L::BLOCK / L::INTERLEAVE {
             let mut r = [[L::zero(); 16]; 2];
