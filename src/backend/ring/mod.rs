@@ -32,12 +32,19 @@
 /// stack, as it did for ML-DSA's 16-register blocks).
 use alloc::{string::String, vec::Vec};
 macro_rules! unroll {
-    ($n:expr, $i:ident => $body:block) => {
-        unroll!(@each $n, $i, $body, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
+    // One arm per count: a nested unroll expands to the product of the
+    // counts, not 16 per level (16^3 copies of the stage body took rustc's
+    // type checker over a minute per kernel).
+    (1, $i:ident => $body:block) => { unroll!(@each $i, $body, 0) };
+    (2, $i:ident => $body:block) => { unroll!(@each $i, $body, 0 1) };
+    (4, $i:ident => $body:block) => { unroll!(@each $i, $body, 0 1 2 3) };
+    (8, $i:ident => $body:block) => { unroll!(@each $i, $body, 0 1 2 3 4 5 6 7) };
+    (16, $i:ident => $body:block) => {
+        unroll!(@each $i, $body, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15)
     };
-    (@each $n:expr, $i:ident, $body:block, $($k:literal)*) => {
+    (@each $i:ident, $body:block, $($k:literal)*) => {
         $(
-            if $k < $n {
+            {
                 #[allow(clippy::identity_op)]
                 let $i: usize = $k;
                 $body
