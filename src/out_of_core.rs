@@ -66,6 +66,9 @@ use std::path::Path;
 use std::string::{String, ToString};
 use std::vec::Vec;
 
+mod encode;
+pub use encode::OutOfCoreEncode;
+
 /// A field element as stored in files: its canonical value in `BYTES`
 /// little-endian bytes.
 pub trait FileElement: Field {
@@ -868,44 +871,14 @@ impl<F: Kernels + TwoAdicField> OutOfCoreLde<F> {
         F: FileElement,
     {
         let width = self.spec.lane_count();
-        let name = |p: &Path| p.display().to_string();
-        let io = |p: &Path, offset: u64, e: std::io::Error| Error::Io {
-            file: name(p),
-            offset,
-            reason: e.to_string(),
-        };
-        let source = File::open(input).map_err(|e| io(input, 0, e))?;
-        let have = source.metadata().map_err(|e| io(input, 0, e))?.len();
-        let need = (self.input_rows() * width * F::BYTES) as u64;
-        if have < need {
-            return Err(Error::Io {
-                file: name(input),
-                offset: have,
-                reason: format!(
-                    "the file ends at byte {have}; the plan reads {need} ({} rows of {width} {} elements)",
-                    self.input_rows(),
-                    F::NAME
-                ),
-            });
-        }
-        let sink = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(output)
-            .map_err(|e| io(output, 0, e))?;
-        let out_bytes = (self.output_rows() * width * F::BYTES) as u64;
-        let len = sink.metadata().map_err(|e| io(output, 0, e))?.len();
-        if len < out_bytes {
-            sink.set_len(out_bytes).map_err(|e| io(output, len, e))?;
-        }
+        let files = open_files::<F>(input, output, width, self.input_rows(), self.output_rows())?;
         self.run_with(
-            &mut FileRows::new(&source, name(input), width).staging(self.staging),
-            &mut FileRows::new(&sink, name(output), width).staging(self.staging),
+            &mut FileRows::new(&files.source, files.input_name.clone(), width)
+                .staging(self.staging),
+            &mut FileRows::new(&files.sink, files.output_name.clone(), width).staging(self.staging),
             progress,
         )?;
-        sink.sync_data().map_err(|e| io(output, 0, e))
+        files.sync()
     }
 
     /// [`run`](Self::run), calling `progress` after every tile and block;
@@ -1013,6 +986,76 @@ impl<F: Kernels + TwoAdicField> OutOfCoreLde<F> {
         }
         Ok(())
     }
+}
+
+/// The two files of a file-to-file run: the input opened read only and
+/// checked long enough, the output created and grown (never truncated, so
+/// shards can share it).
+struct Files {
+    source: File,
+    sink: File,
+    input_name: String,
+    output_name: String,
+}
+
+impl Files {
+    /// Flushes the output to the disk.
+    fn sync(&self) -> Result<(), Error> {
+        self.sink.sync_data().map_err(|e| Error::Io {
+            file: self.output_name.clone(),
+            offset: 0,
+            reason: e.to_string(),
+        })
+    }
+}
+
+/// Opens a run's files: `input` must hold `input_rows` rows of `width`
+/// elements (a shorter one is an error naming where it ends), `output` is
+/// grown to `output_rows` rows if shorter.
+fn open_files<T: FileElement>(
+    input: &Path,
+    output: &Path,
+    width: usize,
+    input_rows: usize,
+    output_rows: usize,
+) -> Result<Files, Error> {
+    let name = |p: &Path| p.display().to_string();
+    let io = |p: &Path, offset: u64, e: std::io::Error| Error::Io {
+        file: name(p),
+        offset,
+        reason: e.to_string(),
+    };
+    let source = File::open(input).map_err(|e| io(input, 0, e))?;
+    let have = source.metadata().map_err(|e| io(input, 0, e))?.len();
+    let need = (input_rows * width * T::BYTES) as u64;
+    if have < need {
+        return Err(Error::Io {
+            file: name(input),
+            offset: have,
+            reason: format!(
+                "the file ends at byte {have}; the plan reads {need} ({input_rows} rows of {width} {} elements)",
+                T::NAME
+            ),
+        });
+    }
+    let sink = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(output)
+        .map_err(|e| io(output, 0, e))?;
+    let out_bytes = (output_rows * width * T::BYTES) as u64;
+    let len = sink.metadata().map_err(|e| io(output, 0, e))?.len();
+    if len < out_bytes {
+        sink.set_len(out_bytes).map_err(|e| io(output, len, e))?;
+    }
+    Ok(Files {
+        source,
+        sink,
+        input_name: name(input),
+        output_name: name(output),
+    })
 }
 
 /// Multiplies row i of `rows` (rows of `c` elements) by start·step^i.

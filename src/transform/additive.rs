@@ -58,6 +58,21 @@ impl<F: BinaryField> Transform<F> {
         self
     }
 
+    /// The top `log_n` layers of a 2^(log_n + depth)-point transform over
+    /// the same basis and shift: rows are its rows' top bits, and layer ℓ's
+    /// twiddles are the larger transform's layer ℓ's (the out-of-core
+    /// encode's outer pass).
+    pub(crate) fn at_depth(mut self, depth: u32) -> Self {
+        self.depth = depth;
+        self
+    }
+
+    /// The depth of [`at_depth`](Self::at_depth) (0 for every public
+    /// transform).
+    pub(crate) fn depth(&self) -> u32 {
+        self.depth
+    }
+
     /// Chooses the basis of the domain (default: standard).
     pub fn basis(mut self, basis: Basis) -> Self {
         self.basis = basis;
@@ -191,7 +206,10 @@ pub(super) fn prune_fold<F: BinaryField>(t: &Transform<F>) -> Vec<F> {
 /// inverse; the butterfly kind differs).
 pub(super) fn additive_twiddles<F: BinaryField>(t: &Transform<F>) -> Vec<Vec<F>> {
     let dim = t.log_n() as usize;
-    let polys = SubspacePolys::new(t.domain_basis().elements::<F>(dim));
+    // At depth e the layers are the top ones of a 2^(dim + e)-point
+    // transform: layer ℓ works at depth i = dim + e − ℓ − 1.
+    let depth = t.depth() as usize;
+    let polys = SubspacePolys::new(t.domain_basis().elements::<F>(dim + depth));
     // w_hat[j][i] = Ŵ_i(b_j); shift_hat[i] = Ŵ_i(s).
     let w_hat: Vec<Vec<F>> = polys
         .basis
@@ -204,7 +222,7 @@ pub(super) fn additive_twiddles<F: BinaryField>(t: &Transform<F>) -> Vec<Vec<F>>
             if layer < t.first_layer() as usize {
                 return Vec::new();
             }
-            let i = dim - layer - 1;
+            let i = dim + depth - layer - 1;
             let mut tw = Vec::with_capacity(1 << layer);
             tw.push(shift_hat[i]);
             for beta in 1usize..1 << layer {

@@ -46,10 +46,18 @@ impl<F: Field> Transform<F> {
                 }
             ),
             Family::Additive if self.encode => format!(
-                "additive encode, n = 2^{}, rate 2^-{}, {} basis",
+                "additive encode, n = 2^{}, rate 2^-{}, {} basis{}",
                 self.log_n,
                 self.first_layer,
-                self.basis.name()
+                self.basis.name(),
+                if self.depth > 0 {
+                    format!(
+                        ", the top layers of a 2^{}-point encode",
+                        u64::from(self.log_n) + u64::from(self.depth)
+                    )
+                } else {
+                    String::new()
+                }
             ),
             Family::Additive => format!(
                 "additive NTT {dir}, n = 2^{}{}, {} basis",

@@ -122,6 +122,10 @@ pub struct Transform<F: Field> {
     unsupported: Option<&'static str>,
     first_layer: u32,
     layer_end: Option<u32>,
+    /// An additive transform's twiddles are those of the top `log_n` layers
+    /// of a 2^(log_n + depth)-point transform over the same basis (the
+    /// out-of-core encode's outer pass); 0 for every public transform.
+    depth: u32,
     encode: bool,
     negacyclic_root: F,
     basis: Basis,
@@ -156,6 +160,7 @@ impl<F: Field> PartialEq for Transform<F> {
             && self.unsupported == other.unsupported
             && self.first_layer == other.first_layer
             && self.layer_end == other.layer_end
+            && self.depth == other.depth
             && self.encode == other.encode
             && self.negacyclic_root == other.negacyclic_root
             && self.basis == other.basis
@@ -184,6 +189,7 @@ impl<F: Field> Transform<F> {
             unsupported: None,
             first_layer: 0,
             layer_end: None,
+            depth: 0,
             encode: false,
             negacyclic_root: F::zero(),
             basis: Basis::Standard,

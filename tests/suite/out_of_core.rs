@@ -4,6 +4,7 @@
 
 use nttfuse::out_of_core::{FileElement, MemRows, OutOfCore, OutOfCoreLde, Progress};
 use nttfuse::prelude::*;
+use nttfuse::ExtensionOf;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 
@@ -404,4 +405,227 @@ fn a_full_disk_is_a_typed_error_naming_file_and_offset() {
         other => panic!("a full disk: {other:?}"),
     }
     let _ = std::fs::remove_file(&output);
+}
+
+/// The in-memory encode of `message` (its spec's lanes).
+fn encode_in_memory<F: Kernels + BinaryField>(spec: &Transform<F>, message: &[F]) -> Vec<F> {
+    let plan = Planner::new().plan(spec).unwrap();
+    let mut out = vec![F::zero(); plan.len()];
+    plan.execute_from(message, &mut out).unwrap();
+    out
+}
+
+/// Out-of-core additive encodes: every mode (one pass with the message
+/// resident, one pass reading it per block, two passes with large and small
+/// blocks), both bases, shifted and not, 1 and 2 threads, against the
+/// in-memory encode.
+#[test]
+fn every_encode_budget_matches_the_in_memory_encode() {
+    fn check(dim: u32, r: u32, lanes: usize, basis: Basis, shift: u64) -> usize {
+        let spec = Transform::<Gf2_64>::additive_encode(dim, LogBlowup(r))
+            .basis(basis)
+            .shift(Gf2_64::new(shift))
+            .lanes(lanes);
+        let message = pseudo_random::<Gf2_64>(lanes << (dim - r), u64::from(dim) * 7 + shift);
+        let expected = encode_in_memory(&spec, &message);
+        let whole = expected.len() * 8;
+        let mut seen = Vec::new();
+        // The largest budget (halving from the output's size) that takes
+        // two passes: small shapes fit one pass under tiny budgets.
+        let two_pass = (1..20)
+            .map(|k| whole >> k)
+            .find(|&b| {
+                OutOfCore::new(b)
+                    .plan_encode(&spec)
+                    .is_ok_and(|p| p.passes() == 2)
+            })
+            .expect("some budget takes two passes");
+        for budget in [
+            STAGING + 4 * whole,
+            STAGING + whole + whole / 4,
+            STAGING + whole / 8,
+            two_pass,
+        ] {
+            for threads in [1, 2] {
+                let ooc = OutOfCore::new(budget)
+                    .planner(Planner::new().threads(Threads::Count(threads)))
+                    .plan_encode(&spec)
+                    .unwrap();
+                let mut out = vec![Gf2_64::ZERO; expected.len()];
+                ooc.run(
+                    &mut MemRows::new(&message[..], lanes),
+                    &mut MemRows::new(&mut out[..], lanes),
+                )
+                .unwrap();
+                assert!(
+                    out == expected,
+                    "2^{dim} rate 2^-{r} × {lanes}, {basis:?}, shift {shift}, budget {budget}, {threads} threads:\n{ooc}"
+                );
+                assert!(ooc.buffer_bytes() + 2 * ooc.staging_bytes() <= budget);
+                seen.push((ooc.passes(), ooc.io_bytes()));
+            }
+        }
+        let row = (lanes * 8) as u64;
+        let (n, m) = (1u64 << (dim - r), 1u64 << dim);
+        // Resident message: reads n, writes m; read per block: 2m; two
+        // passes: n + m reads, 2m writes.
+        let modes = [(1, (n + m) * row), (1, 2 * m * row), (2, (n + 3 * m) * row)];
+        let rank = |s: &(usize, u64)| modes.iter().position(|m| m == s);
+        assert_eq!(seen[0], modes[0], "{spec:?}");
+        assert_eq!(seen[6], modes[2], "{spec:?}");
+        // A smaller budget never picks a mode with less traffic.
+        let ranks: Vec<_> = seen
+            .iter()
+            .map(|s| rank(s).expect("one of the three modes"))
+            .collect();
+        assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{ranks:?}");
+        ranks[2]
+    }
+    // A quarter more than the output: the message re-read per block.
+    assert_eq!(check(12, 1, 4, Basis::Standard, 0), 1);
+    check(12, 1, 3, Basis::Cantor, 0);
+    check(11, 2, 2, Basis::Standard, 0x1234_5678_9abc);
+    check(11, 3, 5, Basis::Cantor, 99);
+}
+
+/// Column shards and block ("coset") shards of an encode put together are
+/// the whole codeword; the block shard's rows are the codeword's rows
+/// k·2^(log_n − rate) …; an index past the blocks is refused.
+#[test]
+fn encode_shards_put_together_are_the_whole() {
+    let (dim, r, lanes) = (11, 2, 3);
+    let spec = Transform::<Gf2_64>::additive_encode(dim, LogBlowup(r))
+        .basis(Basis::Cantor)
+        .shift(Gf2_64::new(5))
+        .lanes(lanes);
+    let message = pseudo_random::<Gf2_64>(lanes << (dim - r), 3);
+    let expected = encode_in_memory(&spec, &message);
+    let block = lanes << (dim - r);
+    for budget in [STAGING + block * 8 / 8, 64 << 20] {
+        let mut whole = vec![Gf2_64::ZERO; expected.len()];
+        for k in 0..1usize << r {
+            for columns in [0..1, 1..3] {
+                let shard = OutOfCore::new(budget)
+                    .planner(Planner::new().threads(Threads::Count(2)))
+                    .columns(columns.clone())
+                    .coset(k)
+                    .plan_encode(&spec)
+                    .unwrap();
+                assert_eq!(shard.output_rows(), 1 << (dim - r));
+                let mut rows = vec![Gf2_64::ZERO; block];
+                shard
+                    .run(
+                        &mut MemRows::new(&message[..], lanes),
+                        &mut MemRows::new(&mut rows[..], lanes),
+                    )
+                    .unwrap();
+                for (t, row) in rows.chunks_exact(lanes).enumerate() {
+                    let j = (k << (dim - r)) + t;
+                    whole[j * lanes + columns.start..j * lanes + columns.end]
+                        .copy_from_slice(&row[columns.clone()]);
+                }
+            }
+        }
+        assert!(whole == expected, "budget {budget}");
+    }
+    assert!(matches!(
+        OutOfCore::new(64 << 20).coset(1 << r).plan_encode(&spec),
+        Err(Error::Unsupported { .. })
+    ));
+}
+
+/// A Gf2_192 message runs on its base path: the Gf2_64 encode over three
+/// times the lanes, two passes, is the extension's encode.
+#[test]
+fn gf2_192_encodes_out_of_core_on_its_base_path() {
+    let (dim, r, lanes) = (11, 1, 2);
+    let message: Vec<Gf2_192> = pseudo_random::<Gf2_64>(3 * (lanes << (dim - r)), 11)
+        .chunks_exact(3)
+        .map(|c| Gf2_192::new(c[0], c[1], c[2]))
+        .collect();
+    let spec = Transform::<Gf2_192>::additive_encode(dim, LogBlowup(r)).lanes(lanes);
+    let expected = encode_in_memory(&spec, &message);
+    let base = Transform::<Gf2_64>::additive_encode(dim, LogBlowup(r)).lanes(3 * lanes);
+    let ooc = OutOfCore::new(STAGING + ((3 * lanes) << dim) * 8 / 16)
+        .plan_encode(&base)
+        .unwrap();
+    assert_eq!(ooc.passes(), 2, "{ooc}");
+    let mut out = vec![Gf2_192::ZERO; expected.len()];
+    ooc.run(
+        &mut MemRows::new(Gf2_192::as_base_slice(&message), 3 * lanes),
+        &mut MemRows::new(Gf2_192::as_base_slice_mut(&mut out), 3 * lanes),
+    )
+    .unwrap();
+    assert!(out == expected);
+}
+
+/// Files: a two-pass encode file to file, its progress to the last byte,
+/// and the errors of specs it cannot run.
+#[test]
+fn encode_files_round_trip_and_bad_specs_are_typed_errors() {
+    let (dim, r, lanes) = (12, 1, 4);
+    let spec = Transform::<Gf2_64>::additive_encode(dim, LogBlowup(r)).lanes(lanes);
+    let message = pseudo_random::<Gf2_64>(lanes << (dim - r), 17);
+    let expected = encode_in_memory(&spec, &message);
+    let (input, output) = (temp_path("enc-in"), temp_path("enc-out"));
+    write_trace(&input, &message);
+    let ooc = OutOfCore::new(STAGING + (lanes << dim) * 8 / 16)
+        .plan_encode(&spec)
+        .unwrap();
+    assert_eq!(ooc.passes(), 2);
+    let text = ooc.to_string();
+    assert!(
+        text.contains("out-of-core additive encode  Gf2_64"),
+        "{text}"
+    );
+    assert!(text.contains("2.33 sweeps"), "{text}");
+    let mut seen = Vec::new();
+    ooc.run_files_with(&input, &output, |p| {
+        seen.push(p);
+        ControlFlow::Continue(())
+    })
+    .unwrap();
+    assert!(read_output::<Gf2_64>(&output) == expected);
+    let last: Progress = *seen.last().unwrap();
+    assert_eq!((last.pass, last.passes), (2, 2));
+    assert_eq!(last.bytes_done, ooc.io_bytes());
+    // Stopped mid-run: a typed error naming the pass.
+    let mut calls = 0;
+    assert!(matches!(
+        ooc.run_files_with(&input, &output, |_| {
+            calls += 1;
+            if calls > 3 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }),
+        Err(Error::Interrupted { pass: 1, passes: 2 })
+    ));
+    // A message file shorter than the plan reads.
+    std::fs::write(&input, vec![0u8; 100]).unwrap();
+    match ooc.run_files(&input, &output) {
+        Err(Error::Io { file, offset, .. }) => {
+            assert!(file.contains("enc-in"));
+            assert_eq!(offset, 100);
+        }
+        other => panic!("{other:?}"),
+    }
+    let _ = std::fs::remove_file(&input);
+    let _ = std::fs::remove_file(&output);
+    // Specs an out-of-core encode does not run, and a budget too small.
+    for bad in [
+        Transform::<Gf2_64>::additive_intt(10),
+        Transform::<Gf2_64>::additive_ntt(10).from_layer(2),
+        Transform::<Gf2_64>::additive_ntt(10).batch(2),
+    ] {
+        assert!(matches!(
+            OutOfCore::new(64 << 20).plan_encode(&bad),
+            Err(Error::Unsupported { .. })
+        ));
+    }
+    assert!(matches!(
+        OutOfCore::new(1 << 10).plan_encode(&spec),
+        Err(Error::BudgetTooSmall { budget: 1024, .. })
+    ));
 }
