@@ -66,7 +66,8 @@ use std::path::Path;
 use std::string::{String, ToString};
 use std::vec::Vec;
 
-mod encode;
+/// The binary-field encode out of core (its module doc explains the passes).
+pub mod encode;
 pub use encode::OutOfCoreEncode;
 
 /// A field element as stored in files: its canonical value in `BYTES`
