@@ -898,30 +898,8 @@ impl<F: Kernels + TwoAdicField> OutOfCoreLde<F> {
         let cols = self.columns.clone();
         let c = cols.len();
         let row_bytes = (c * F::BYTES) as u64;
-        let mut state = Progress {
-            pass: 1,
-            passes: self.passes(),
-            bytes_done: 0,
-            bytes_total: self.io_bytes(),
-        };
-        let mut tick = |pass: usize, rows: usize| {
-            state.pass = pass;
-            state.bytes_done += rows as u64 * row_bytes;
-            match progress(state) {
-                ControlFlow::Continue(()) => Ok(()),
-                ControlFlow::Break(()) => Err(Error::Interrupted {
-                    pass,
-                    passes: state.passes,
-                }),
-            }
-        };
-        let mut buf = Vec::new();
-        buf.try_reserve_exact(self.buffer_len)
-            .map_err(|_| Error::OutOfMemory {
-                what: "the out-of-core buffer",
-                bytes: self.buffer_bytes(),
-            })?;
-        buf.resize(self.buffer_len, F::zero());
+        let mut tick = ticker(self.passes(), self.io_bytes(), row_bytes, &mut progress);
+        let mut buf = resident_buffer::<F>(self.buffer_len)?;
         let (log_n1, log_n2, r) = (self.log_n1, self.log_n2, self.spec.log_blowup().0);
         let (n1, n2) = (1usize << log_n1, 1usize << log_n2);
         let block_out = n2 << r;
@@ -1090,6 +1068,41 @@ fn inner_plan<F: Kernels + TwoAdicField>(
 /// order, about two elements per row, counted twice for slack).
 fn tables_bytes<F>(rows: usize) -> usize {
     4 * rows * core::mem::size_of::<F>()
+}
+
+/// The progress callback of a run as `tick(pass, rows)`: counts the rows'
+/// bytes and turns `ControlFlow::Break` into [`Error::Interrupted`].
+fn ticker<'a>(
+    passes: usize,
+    io_bytes: u64,
+    row_bytes: u64,
+    progress: &'a mut impl FnMut(Progress) -> ControlFlow<()>,
+) -> impl FnMut(usize, usize) -> Result<(), Error> + 'a {
+    let mut state = Progress {
+        pass: 1,
+        passes,
+        bytes_done: 0,
+        bytes_total: io_bytes,
+    };
+    move |pass: usize, rows: usize| {
+        state.pass = pass;
+        state.bytes_done += rows as u64 * row_bytes;
+        match progress(state) {
+            ControlFlow::Continue(()) => Ok(()),
+            ControlFlow::Break(()) => Err(Error::Interrupted { pass, passes }),
+        }
+    }
+}
+
+/// The resident buffer of `len` elements, or [`Error::OutOfMemory`].
+fn resident_buffer<F: Field>(len: usize) -> Result<Vec<F>, Error> {
+    let mut buf = Vec::new();
+    buf.try_reserve_exact(len).map_err(|_| Error::OutOfMemory {
+        what: "the out-of-core buffer",
+        bytes: len * core::mem::size_of::<F>(),
+    })?;
+    buf.resize(len, F::zero());
+    Ok(buf)
 }
 
 /// Each file's staging buffer under `budget`: 1/16 of it, 4 KiB to 4 MiB.

@@ -54,8 +54,8 @@
 //! ```
 
 use super::{
-    open_files, staging_bytes, tables_bytes, FileElement, FileRows, OutOfCore, Progress, RowSource,
-    RowStore,
+    open_files, resident_buffer, staging_bytes, tables_bytes, ticker, FileElement, FileRows,
+    OutOfCore, Progress, RowSource, RowStore,
 };
 use crate::backend::Kernels;
 use crate::error::Error;
@@ -368,30 +368,8 @@ impl<F: Kernels + BinaryField> OutOfCoreEncode<F> {
         let cols = self.columns.clone();
         let c = cols.len();
         let row_bytes = (c * F::BYTES) as u64;
-        let mut state = Progress {
-            pass: 1,
-            passes: self.passes(),
-            bytes_done: 0,
-            bytes_total: self.io_bytes(),
-        };
-        let mut tick = |pass: usize, rows: usize| {
-            state.pass = pass;
-            state.bytes_done += rows as u64 * row_bytes;
-            match progress(state) {
-                ControlFlow::Continue(()) => Ok(()),
-                ControlFlow::Break(()) => Err(Error::Interrupted {
-                    pass,
-                    passes: state.passes,
-                }),
-            }
-        };
-        let mut buf = Vec::new();
-        buf.try_reserve_exact(self.buffer_len)
-            .map_err(|_| Error::OutOfMemory {
-                what: "the out-of-core buffer",
-                bytes: self.buffer_bytes(),
-            })?;
-        buf.resize(self.buffer_len, F::zero());
+        let mut tick = ticker(self.passes(), self.io_bytes(), row_bytes, &mut progress);
+        let mut buf = resident_buffer::<F>(self.buffer_len)?;
         let (log_d, r, l) = (self.log_d, self.r, self.l);
         let rows = 1usize << (log_d - l);
         let block_len = rows * c;
