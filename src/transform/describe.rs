@@ -46,10 +46,11 @@ impl<F: Field> Transform<F> {
                 }
             ),
             Family::Additive if self.encode => format!(
-                "additive encode, n = 2^{}, rate 2^-{}, {} basis{}",
+                "additive encode, n = 2^{}, rate 2^-{}, {} basis{}{}",
                 self.log_n,
                 self.first_layer,
                 self.basis.name(),
+                self.additive_shift(),
                 if self.depth > 0 {
                     format!(
                         ", the top layers of a 2^{}-point encode",
@@ -60,14 +61,15 @@ impl<F: Field> Transform<F> {
                 }
             ),
             Family::Additive => format!(
-                "additive NTT {dir}, n = 2^{}{}, {} basis",
+                "additive NTT {dir}, n = 2^{}{}, {} basis{}",
                 self.log_n,
                 if self.first_layer > 0 {
                     format!(", from layer {}", u64::from(self.first_layer) + 1)
                 } else {
                     String::new()
                 },
-                self.basis.name()
+                self.basis.name(),
+                self.additive_shift()
             ),
         };
         let order = match (self.family, self.direction, self.order) {
@@ -94,6 +96,16 @@ impl<F: Field> Transform<F> {
             },
             self.batch
         )
+    }
+
+    /// ", shift s" for an additive transform on a shifted domain (the
+    /// domain is s + span(basis); unshifted, s = 0, it prints nothing).
+    fn additive_shift(&self) -> String {
+        if self.shift == F::zero() {
+            String::new()
+        } else {
+            format!(", shift {:?}", self.shift)
+        }
     }
 }
 

@@ -102,12 +102,20 @@ fn power(text: &str) -> Result<u32, String> {
 /// An element as its `Debug` text prints it: the base-field integer the
 /// text starts with, accepted only if it prints the same.
 fn element<F: Field>(text: &str) -> Result<F, String> {
-    let digits: String = text
-        .trim_start_matches('[')
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    let value = F::from_u64(number(&digits)?);
+    let first = text.trim_start_matches(['[', '(']);
+    // Binary fields print hexadecimal ("0x3039"), prime fields decimal.
+    let value = match first.strip_prefix("0x") {
+        Some(hex) => {
+            let digits: String = hex.chars().take_while(char::is_ascii_hexdigit).collect();
+            u64::from_str_radix(&digits, 16)
+                .map_err(|_| format!("expected a hexadecimal number, found \"{text}\""))?
+        }
+        None => {
+            let digits: String = first.chars().take_while(char::is_ascii_digit).collect();
+            number(&digits)?
+        }
+    };
+    let value = F::from_u64(value);
     if format!("{value:?}") == text {
         Ok(value)
     } else {
@@ -228,6 +236,16 @@ impl<F: Field> Transform<F> {
                 .additive_ntt
                 .zip(constructors.additive_intt)
                 .ok_or_else(|| missing("additive"))?;
+            // "shift" may print an extension element with commas; it comes
+            // after the basis (and before an encode's depth, which internal
+            // plans alone have and which does not read back).
+            let (rest, shift) = match body.find(", shift ") {
+                Some(at) => {
+                    let plain: alloc::vec::Vec<&str> = body[..at].split(", ").skip(2).collect();
+                    (plain, Some(element::<F>(&body[at + ", shift ".len()..])?))
+                }
+                None => (rest, None),
+            };
             let basis = match rest.last().copied() {
                 Some("standard basis") => Basis::Standard,
                 Some("Cantor basis") => Basis::Cantor,
@@ -253,6 +271,9 @@ impl<F: Field> Transform<F> {
                 t.first_layer = from.checked_sub(1).ok_or("layers count from 1")?;
             }
             t.basis = basis;
+            if let Some(shift) = shift {
+                t.shift = shift;
+            }
             t
         } else {
             return Err(format!("unknown transform \"{head}\""));

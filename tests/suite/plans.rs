@@ -916,6 +916,22 @@ fn plan_text_reads_back_for_every_transform_kind() {
             .retain_prefix(3),
     );
     check(Transform::<Gf2_192>::additive_ntt(8).basis(Basis::Cantor));
+    // Shifted domains: the shift is part of the text (a plan read back
+    // without it would compute another transform).
+    check(Transform::<Gf2_64>::additive_ntt(10).shift(Gf2_64::new(0x3039)));
+    check(
+        Transform::<Gf2_64>::additive_encode(12, LogBlowup(2))
+            .basis(Basis::Cantor)
+            .shift(Gf2_64::new(1 << 40))
+            .lanes(2),
+    );
+    check(
+        Transform::<Gf2_64>::additive_ntt(10)
+            .shift(Gf2_64::new(0xdead_beef))
+            .retain_prefix(2),
+    );
+    check(Transform::<Gf2_64>::additive_intt(9).shift(Gf2_64::new(5)));
+    check(Transform::<Gf2_192>::additive_ntt(8).shift(Gf2_192::from_u64(0x77)));
     check(Transform::<MlKem>::negacyclic_forward());
     check(
         Transform::<MlKem>::negacyclic_inverse()
@@ -926,6 +942,21 @@ fn plan_text_reads_back_for_every_transform_kind() {
     check(Transform::<MlDsa>::negacyclic_forward().reduction(Reduction::Lazy));
     check(Transform::<MlDsa>::negacyclic_inverse().batch(2));
     check(Transform::<MlKem>::dft(7));
+}
+
+/// A shift the reader cannot rebuild (an extension element beyond the
+/// base field) is a typed error, never a plan on another domain.
+#[test]
+fn an_unreadable_shift_is_an_error_not_another_domain() {
+    let shift = Gf2_192::new(Gf2_64::new(3), Gf2_64::new(5), Gf2_64::ZERO);
+    let plan = Planner::new()
+        .backend(Backend::Scalar)
+        .plan(&Transform::<Gf2_192>::additive_ntt(6).shift(shift))
+        .unwrap();
+    let text = plan.to_string();
+    assert!(text.lines().next().unwrap().contains(", shift ("), "{text}");
+    let e = Plan::<Gf2_192>::from_text(&text).unwrap_err();
+    assert!(matches!(e, Error::PlanText { line: 1, .. }), "{e}");
 }
 
 /// Text that is not a plan's, or that this CPU plans differently, is a
