@@ -1,19 +1,23 @@
-//! A coset LDE of a trace larger than its memory budget, file to file.
+//! A coset LDE (prime fields) or an additive Reed–Solomon encode
+//! (`--field gf2_64`) of a trace larger than its memory budget, file to file.
 //!
 //! ```text
 //! cargo run --release --example lde_out_of_core -- [--trace-mib 1024] [--budget-mib 256]
-//!     [--columns 256] [--log-blowup 1] [--field babybear|goldilocks] [--dir DIR] [--keep]
+//!     [--columns 256] [--log-blowup 1] [--field babybear|koalabear|goldilocks|gf2_64]
+//!     [--dir DIR] [--keep]
 //! ```
 //!
 //! Writes a synthetic row-major trace (`--trace-mib`, at least 4× the budget
 //! by default), times a plain sequential read+write of it (the disk's
-//! bandwidth, same run), runs the planned out-of-core LDE into an output
-//! file with `--budget-mib` of resident memory, reads the peak resident
-//! memory from the OS (`VmHWM`, reset before the run), then checks four
-//! columns of the output, every row, bit for bit against the in-memory plan.
-//! Exits non-zero on a mismatch or a peak above budget + 10%.
+//! bandwidth, same run), runs the planned out-of-core LDE (or encode) into an
+//! output file with `--budget-mib` of resident memory, reads the peak
+//! resident memory from the OS (`VmHWM`, reset before the run), then checks
+//! four columns of the output, every row, bit for bit against the in-memory
+//! plan. Exits non-zero on a mismatch or a peak above budget + 10%.
 
-use nttfuse::out_of_core::{FileElement, FileRows, OutOfCore, Progress, RowSource, RowStore};
+use nttfuse::out_of_core::{
+    FileElement, FileRows, OutOfCore, OutOfCoreEncode, OutOfCoreLde, Progress, RowSource, RowStore,
+};
 use nttfuse::prelude::*;
 use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
@@ -152,26 +156,134 @@ fn read_columns<F: FileElement>(path: &Path, columns: usize, cols: &[usize]) -> 
     out
 }
 
-fn run<F: Kernels + TwoAdicField + FileElement>(a: &Args) -> bool {
-    let size = F::BYTES;
-    let row_bytes = a.columns * size;
-    let log_n = ((a.trace_mib << 20) / row_bytes).max(2).ilog2();
-    let (rows, budget) = (1usize << log_n, a.budget_mib << 20);
-    let spec = Transform::<F>::coset_lde(log_n, LogBlowup(a.log_blowup))
+/// What the example runs: an out-of-core LDE or encode, and the same
+/// transform in memory for the check.
+trait Job<F: FileElement>: std::fmt::Display {
+    /// "LDE" or "encode".
+    const WHAT: &'static str;
+    fn passes(&self) -> usize;
+    fn disk_sweeps(&self) -> f64;
+    fn io_bytes(&self) -> u64;
+    fn staging_bytes(&self) -> usize;
+    fn run_with(
+        &self,
+        input: &mut impl RowSource<F>,
+        output: &mut impl RowStore<F>,
+        progress: impl FnMut(Progress) -> ControlFlow<()>,
+    ) -> Result<(), Error>;
+    /// The whole output of `lanes` columns of the input, in memory.
+    fn in_memory(&self, input: &[F], lanes: usize) -> Vec<F>;
+}
+
+impl<F: Kernels + TwoAdicField + FileElement> Job<F> for OutOfCoreLde<F> {
+    const WHAT: &'static str = "LDE";
+    fn passes(&self) -> usize {
+        self.passes()
+    }
+    fn disk_sweeps(&self) -> f64 {
+        self.disk_sweeps()
+    }
+    fn io_bytes(&self) -> u64 {
+        self.io_bytes()
+    }
+    fn staging_bytes(&self) -> usize {
+        self.staging_bytes()
+    }
+    fn run_with(
+        &self,
+        input: &mut impl RowSource<F>,
+        output: &mut impl RowStore<F>,
+        progress: impl FnMut(Progress) -> ControlFlow<()>,
+    ) -> Result<(), Error> {
+        self.run_with(input, output, progress)
+    }
+    fn in_memory(&self, input: &[F], lanes: usize) -> Vec<F> {
+        let plan = Planner::new()
+            .plan(&self.transform().clone().lanes(lanes))
+            .unwrap();
+        let mut out = vec![F::zero(); plan.len()];
+        plan.execute_from(input, &mut out).unwrap();
+        out
+    }
+}
+
+impl<F: Kernels + BinaryField + FileElement> Job<F> for OutOfCoreEncode<F> {
+    const WHAT: &'static str = "encode";
+    fn passes(&self) -> usize {
+        self.passes()
+    }
+    fn disk_sweeps(&self) -> f64 {
+        self.disk_sweeps()
+    }
+    fn io_bytes(&self) -> u64 {
+        self.io_bytes()
+    }
+    fn staging_bytes(&self) -> usize {
+        self.staging_bytes()
+    }
+    fn run_with(
+        &self,
+        input: &mut impl RowSource<F>,
+        output: &mut impl RowStore<F>,
+        progress: impl FnMut(Progress) -> ControlFlow<()>,
+    ) -> Result<(), Error> {
+        self.run_with(input, output, progress)
+    }
+    fn in_memory(&self, input: &[F], lanes: usize) -> Vec<F> {
+        let plan = Planner::new()
+            .plan(&self.transform().clone().lanes(lanes))
+            .unwrap();
+        let mut out = vec![F::zero(); plan.len()];
+        plan.execute_from(input, &mut out).unwrap();
+        out
+    }
+}
+
+/// log₂ of the trace's rows: the largest power of two within `--trace-mib`.
+fn log_rows<F: FileElement>(a: &Args) -> u32 {
+    ((a.trace_mib << 20) / (a.columns * F::BYTES))
+        .max(2)
+        .ilog2()
+}
+
+/// The coset LDE of the trace (a prime field).
+fn lde<F: Kernels + TwoAdicField + FileElement>(a: &Args) -> bool {
+    let spec = Transform::<F>::coset_lde(log_rows::<F>(a), LogBlowup(a.log_blowup))
         .shift(F::multiplicative_generator())
         .lanes(a.columns);
-    let ooc = match OutOfCore::new(budget).plan(&spec) {
-        Ok(plan) => plan,
+    match OutOfCore::new(a.budget_mib << 20).plan(&spec) {
+        Ok(plan) => run(a, &plan),
         Err(e) => {
             eprintln!("planning failed: {e}");
-            return false;
+            false
         }
-    };
+    }
+}
+
+/// The Reed–Solomon encode of the trace as a message (a binary field).
+fn encode<F: Kernels + BinaryField + FileElement>(a: &Args) -> bool {
+    let spec =
+        Transform::<F>::additive_encode(log_rows::<F>(a) + a.log_blowup, LogBlowup(a.log_blowup))
+            .lanes(a.columns);
+    match OutOfCore::new(a.budget_mib << 20).plan_encode(&spec) {
+        Ok(plan) => run(a, &plan),
+        Err(e) => {
+            eprintln!("planning failed: {e}");
+            false
+        }
+    }
+}
+
+fn run<F: Kernels + FileElement, J: Job<F>>(a: &Args, ooc: &J) -> bool {
+    let size = F::BYTES;
+    let row_bytes = a.columns * size;
+    let log_n = log_rows::<F>(a);
+    let (rows, budget) = (1usize << log_n, a.budget_mib << 20);
     let (input, output, copy) = (
         a.dir
             .join(format!("nttfuse-trace-{}.bin", std::process::id())),
         a.dir
-            .join(format!("nttfuse-lde-{}.bin", std::process::id())),
+            .join(format!("nttfuse-out-{}.bin", std::process::id())),
         a.dir
             .join(format!("nttfuse-copy-{}.bin", std::process::id())),
     );
@@ -249,7 +361,7 @@ fn run<F: Kernels + TwoAdicField + FileElement>(a: &Args) -> bool {
     }
     let peak = peak_rss();
     if let Err(e) = result {
-        eprintln!("out-of-core LDE failed: {e}");
+        eprintln!("out-of-core {} failed: {e}", J::WHAT);
         return false;
     }
     let moved = ooc.io_bytes() as f64;
@@ -261,8 +373,9 @@ fn run<F: Kernels + TwoAdicField + FileElement>(a: &Args) -> bool {
         in_bytes as f64 / 1048576.0
     );
     println!(
-        "LDE        {:.3} s: {:.2} GB/s of input read + output written = {:.2} of the plain bandwidth (goal ≥ 0.5); \
+        "{:<10} {:.3} s: {:.2} GB/s of input read + output written = {:.2} of the plain bandwidth (goal ≥ 0.5); \
          bytes moved {:.2} GB/s = {:.2} of it ({} passes, {:.2} sweeps)",
+        J::WHAT,
         seconds,
         useful / seconds / 1e9,
         useful / seconds / bandwidth,
@@ -307,21 +420,13 @@ fn run<F: Kernels + TwoAdicField + FileElement>(a: &Args) -> bool {
         .into_iter()
         .collect();
     let trace = read_columns::<F>(&input, a.columns, &cols);
-    let check = Planner::new()
-        .plan(
-            &Transform::<F>::coset_lde(log_n, LogBlowup(a.log_blowup))
-                .shift(F::multiplicative_generator())
-                .lanes(cols.len()),
-        )
-        .unwrap();
-    let mut expected = vec![F::zero(); check.len()];
-    check.execute_from(&trace, &mut expected).unwrap();
+    let expected = ooc.in_memory(&trace, cols.len());
     drop(trace);
     let got = read_columns::<F>(&output, a.columns, &cols);
     let same = got == expected;
     println!(
         "check      columns {cols:?}, all {} rows, against the in-memory plan: {}",
-        rows << a.log_blowup,
+        expected.len() / cols.len(),
         if same { "bit-identical" } else { "MISMATCH" }
     );
     if !a.keep {
@@ -345,10 +450,11 @@ fn main() {
         rayon::current_num_threads()
     );
     let ok = match a.field.as_str() {
-        "babybear" => run::<BabyBear>(&a),
-        "koalabear" => run::<KoalaBear>(&a),
-        "goldilocks" => run::<Goldilocks>(&a),
-        other => panic!("--field babybear|koalabear|goldilocks, not {other}"),
+        "babybear" => lde::<BabyBear>(&a),
+        "koalabear" => lde::<KoalaBear>(&a),
+        "goldilocks" => lde::<Goldilocks>(&a),
+        "gf2_64" => encode::<Gf2_64>(&a),
+        other => panic!("--field babybear|koalabear|goldilocks|gf2_64, not {other}"),
     };
     if !ok {
         std::process::exit(1);

@@ -673,93 +673,51 @@ impl<F: Kernels + TwoAdicField> OutOfCoreLde<F> {
     where
         F: FileElement,
     {
-        let bad = |line: usize, reason: &str| Error::PlanText {
-            line,
-            reason: reason.into(),
-        };
         let lines: Vec<&str> = text.trim_end().lines().collect();
         let head = lines
             .first()
             .and_then(|l| l.strip_prefix("out-of-core coset LDE  "))
-            .ok_or_else(|| bad(1, "not an out-of-core LDE plan"))?;
-        let number = |s: &str, line: usize| -> Result<u64, Error> {
-            s.trim()
-                .parse::<u64>()
-                .map_err(|_| bad(line, "a number was expected"))
-        };
+            .ok_or_else(|| text_error(1, "not an out-of-core LDE plan"))?;
+        let number = |s: &str| number(s, 1);
         // "{NAME}, n = 2^{a} → 2^{b} rows, shift {s}, columns {c0}..{c1} of {w}"
         let parts: Vec<&str> = head.split(", ").collect();
         let [name, sizes, shift, columns] = parts[..] else {
-            return Err(bad(1, "the header has four parts"));
+            return Err(text_error(1, "the header has four parts"));
         };
         if name != F::NAME {
-            return Err(bad(1, "the plan is for another field"));
+            return Err(text_error(1, "the plan is for another field"));
         }
         let (log_n, log_m) = sizes
             .strip_prefix("n = 2^")
             .and_then(|s| s.strip_suffix(" rows"))
             .and_then(|s| s.split_once(" → 2^"))
-            .ok_or_else(|| bad(1, "sizes"))?;
-        let (log_n, log_m) = (number(log_n, 1)? as u32, number(log_m, 1)? as u32);
+            .ok_or_else(|| text_error(1, "sizes"))?;
+        let (log_n, log_m) = (number(log_n)? as u32, number(log_m)? as u32);
         let shift = number(
             shift
                 .strip_prefix("shift ")
-                .ok_or_else(|| bad(1, "shift"))?,
-            1,
+                .ok_or_else(|| text_error(1, "shift"))?,
         )?;
-        let (range, width) = columns
-            .strip_prefix("columns ")
-            .and_then(|s| s.split_once(" of "))
-            .ok_or_else(|| bad(1, "columns"))?;
-        let (c0, c1) = range.split_once("..").ok_or_else(|| bad(1, "columns"))?;
-        let budget = lines
-            .get(1)
-            .and_then(|l| l.strip_prefix("budget     "))
-            .and_then(|l| l.split_once(" bytes"))
-            .ok_or_else(|| bad(2, "the budget line"))?
-            .0;
-        let budget = number(budget, 2)? as usize;
-        // The planner's settings: the first in-memory plan's text.
+        let (columns, width) = read_columns(columns.strip_prefix("columns "), 1)?;
+        let budget = read_budget(&lines, 1)?;
+        // The planner's settings: the first in-memory plan's.
         let first = lines
             .iter()
             .position(|l| l.starts_with("transform  "))
-            .ok_or_else(|| bad(lines.len(), "no in-memory plan"))?;
-        let end = lines[first..]
-            .iter()
-            .position(|l| l.starts_with("-- ") || l.starts_with("predicted: "))
-            .map_or(lines.len(), |i| first + i);
-        let sub = Plan::<F>::from_text(&lines[first..end].join("\n")).map_err(|e| match e {
-            Error::PlanText { line, reason } => Error::PlanText {
-                line: line + first,
-                reason,
-            },
-            other => other,
-        })?;
+            .ok_or_else(|| text_error(lines.len(), "no in-memory plan"))?;
+        let planner = read_planner::<F>(&lines, first)?;
         if log_m < log_n {
-            return Err(bad(1, "sizes"));
+            return Err(text_error(1, "sizes"));
         }
         let spec = Transform::<F>::coset_lde(log_n, crate::transform::LogBlowup(log_m - log_n))
             .shift(F::from_u64(shift))
-            .lanes(number(width, 1)? as usize);
+            .lanes(width);
         let plan = OutOfCore::new(budget)
-            .planner(
-                Planner::new()
-                    .backend(sub.backend())
-                    .threads(sub.threads())
-                    .budgets(sub.budgets()),
-            )
-            .columns(number(c0, 1)? as usize..number(c1, 1)? as usize)
+            .planner(planner)
+            .columns(columns)
             .plan(&spec)?;
-        let again = plan.to_string();
-        match again.lines().zip(text.lines()).position(|(a, b)| a != b) {
-            None if again.trim_end() == text.trim_end() => Ok(plan),
-            at => Err(bad(
-                at.map_or(again.lines().count().min(text.lines().count()) + 1, |i| {
-                    i + 1
-                }),
-                "this build and CPU plan it differently",
-            )),
-        }
+        same_text(&plan.to_string(), text)?;
+        Ok(plan)
     }
 
     /// The spec (its `lanes` are the files' columns).
@@ -1103,6 +1061,75 @@ fn resident_buffer<F: Field>(len: usize) -> Result<Vec<F>, Error> {
     })?;
     buf.resize(len, F::zero());
     Ok(buf)
+}
+
+/// A plan-text error on (1-based) `line`.
+fn text_error(line: usize, reason: impl Into<String>) -> Error {
+    Error::PlanText {
+        line,
+        reason: reason.into(),
+    }
+}
+
+/// A number on (1-based) `line` of an out-of-core plan's text.
+fn number(s: &str, line: usize) -> Result<u64, Error> {
+    s.trim()
+        .parse::<u64>()
+        .map_err(|_| text_error(line, "a number was expected"))
+}
+
+/// "{c0}..{c1} of {w}": the shard's columns and the files' width.
+fn read_columns(text: Option<&str>, line: usize) -> Result<(Range<usize>, usize), Error> {
+    let (range, width) = text
+        .and_then(|s| s.split_once(" of "))
+        .ok_or_else(|| text_error(line, "columns"))?;
+    let (c0, c1) = range
+        .split_once("..")
+        .ok_or_else(|| text_error(line, "columns"))?;
+    let column = |s| number(s, line).map(|c| c as usize);
+    Ok((column(c0)?..column(c1)?, column(width)?))
+}
+
+/// The budget from line `index` ("budget     {bytes} bytes …").
+fn read_budget(lines: &[&str], index: usize) -> Result<usize, Error> {
+    let budget = lines
+        .get(index)
+        .and_then(|l| l.strip_prefix("budget     "))
+        .and_then(|l| l.split_once(" bytes"))
+        .ok_or_else(|| text_error(index + 1, "the budget line"))?
+        .0;
+    Ok(number(budget, index + 1)? as usize)
+}
+
+/// The planner's settings (backend, threads, cache budgets) read from the
+/// in-memory plan whose text starts at line `first` and runs to the next
+/// "-- " section line.
+fn read_planner<F: Kernels>(lines: &[&str], first: usize) -> Result<Planner, Error> {
+    let end = lines[first..]
+        .iter()
+        .position(|l| l.starts_with("-- ") || l.starts_with("predicted: "))
+        .map_or(lines.len(), |i| first + i);
+    let sub = Plan::<F>::from_text(&lines[first..end].join("\n")).map_err(|e| match e {
+        Error::PlanText { line, reason } => text_error(line + first, reason),
+        other => other,
+    })?;
+    Ok(Planner::new()
+        .backend(sub.backend())
+        .threads(sub.threads())
+        .budgets(sub.budgets()))
+}
+
+/// Accepts a plan read back only if planning again printed `text` itself.
+fn same_text(again: &str, text: &str) -> Result<(), Error> {
+    match again.lines().zip(text.lines()).position(|(a, b)| a != b) {
+        None if again.trim_end() == text.trim_end() => Ok(()),
+        at => Err(text_error(
+            at.map_or(again.lines().count().min(text.lines().count()) + 1, |i| {
+                i + 1
+            }),
+            "this build and CPU plan it differently",
+        )),
+    }
 }
 
 /// Each file's staging buffer under `budget`: 1/16 of it, 4 KiB to 4 MiB.

@@ -54,8 +54,9 @@
 //! ```
 
 use super::{
-    open_files, resident_buffer, staging_bytes, tables_bytes, ticker, FileElement, FileRows,
-    OutOfCore, Progress, RowSource, RowStore,
+    open_files, read_budget, read_columns, read_planner, resident_buffer, same_text, staging_bytes,
+    tables_bytes, text_error, ticker, FileElement, FileRows, OutOfCore, Progress, RowSource,
+    RowStore,
 };
 use crate::backend::Kernels;
 use crate::error::Error;
@@ -65,6 +66,7 @@ use crate::transform::{Direction, Family, LogBlowup, Transform};
 use std::fmt;
 use std::ops::{ControlFlow, Range};
 use std::path::Path;
+use std::string::ToString;
 use std::vec::Vec;
 
 /// How an out-of-core encode streams the files.
@@ -140,14 +142,22 @@ impl<F: Kernels + BinaryField> OutOfCoreEncode<F> {
         let (mut r, log_d) = (spec.first_layer(), dim - spec.first_layer());
         let basis = spec.domain_basis().elements::<F>(dim as usize);
         let mut shift = spec.coset_shift();
+        let width = spec.lane_count();
+        let mut spec = spec.clone();
         if let Some(k) = settings.coset {
             if k >> r != 0 {
                 return unsupported("a coset index at or beyond the encode's 2^rate blocks");
             }
+            // Block k is the message's NTT on its own coset: planned (and
+            // printed) as that NTT, like the LDE's coset shards.
             shift = block_shift(shift, &basis, log_d, k);
             r = 0;
+            spec = Transform::<F>::additive_ntt(log_d)
+                .basis(spec.domain_basis())
+                .shift(shift)
+                .lanes(width);
         }
-        let width = spec.lane_count();
+        let spec = &spec;
         let columns = settings.columns.clone().unwrap_or(0..width);
         if columns.is_empty() || columns.end > width {
             return unsupported("a column range that is empty or beyond the spec's lanes");
@@ -231,7 +241,56 @@ impl<F: Kernels + BinaryField> OutOfCoreEncode<F> {
         })
     }
 
-    /// The spec (its `lanes` are the files' columns).
+    /// Reads a plan back from its text ([`fmt::Display`]): the spec from
+    /// the first line, the columns and the budget from the next two, the
+    /// planner's settings from the block's in-memory plan; plans again and
+    /// accepts only the very same text (else [`Error::PlanText`]), so every
+    /// worker of a sharded run can check it runs the plan it was handed.
+    ///
+    /// ```
+    /// use nttfuse::prelude::*;
+    /// use nttfuse::out_of_core::{OutOfCore, OutOfCoreEncode};
+    /// let spec = Transform::<Gf2_64>::additive_encode(14, LogBlowup(2)).lanes(4);
+    /// let plan = OutOfCore::new(64 << 10).columns(1..3).plan_encode(&spec)?;
+    /// let text = plan.to_string();
+    /// let again = OutOfCoreEncode::<Gf2_64>::from_text(&text)?;
+    /// assert_eq!(again.to_string(), text);
+    /// assert_eq!(again.transform(), &spec);
+    /// # Ok::<(), nttfuse::Error>(())
+    /// ```
+    pub fn from_text(text: &str) -> Result<Self, Error>
+    where
+        F: FileElement,
+    {
+        let lines: Vec<&str> = text.trim_end().lines().collect();
+        let line = lines
+            .first()
+            .and_then(|l| l.strip_prefix("out-of-core  "))
+            .ok_or_else(|| text_error(1, "not an out-of-core encode plan"))?;
+        let spec = Transform::<F>::read(line, &F::constructors()).map_err(|r| text_error(1, r))?;
+        let (columns, _) = read_columns(
+            lines
+                .get(1)
+                .and_then(|l| l.strip_prefix("columns    "))
+                .and_then(|l| l.split_once(": ").map(|(c, _)| c)),
+            2,
+        )?;
+        let budget = read_budget(&lines, 2)?;
+        let block = lines
+            .iter()
+            .position(|l| l.ends_with("(block 0) --"))
+            .ok_or_else(|| text_error(lines.len(), "no block plan"))?;
+        let planner = read_planner::<F>(&lines, block + 1)?;
+        let plan = OutOfCore::new(budget)
+            .planner(planner)
+            .columns(columns)
+            .plan_encode(&spec)?;
+        same_text(&plan.to_string(), text)?;
+        Ok(plan)
+    }
+
+    /// The spec (its `lanes` are the files' columns; a
+    /// [`coset`](OutOfCore::coset) shard's is the NTT of its block).
     pub fn transform(&self) -> &Transform<F> {
         &self.spec
     }
@@ -449,14 +508,12 @@ impl<F: Kernels + BinaryField> fmt::Display for OutOfCoreEncode<F> {
         let mib = |b: usize| b as f64 / f64::from(1 << 20);
         writeln!(
             f,
-            "out-of-core additive encode  {}, n = 2^{d} → 2^{} rows, {} basis, shift {:?}, columns {}..{} of {}",
-            F::NAME,
-            d + r,
-            self.spec.domain_basis().name(),
-            self.shift,
+            "out-of-core  {}\ncolumns    {}..{} of {}: n = 2^{d} → 2^{} rows",
+            self.spec.describe(),
             self.columns.start,
             self.columns.end,
-            self.spec.lane_count()
+            self.spec.lane_count(),
+            d + r,
         )?;
         writeln!(
             f,

@@ -2,7 +2,9 @@
 //! and large tiles), column shards, thread counts and fields give the
 //! in-memory plan's bits; files round-trip; bad files are typed errors.
 
-use nttfuse::out_of_core::{FileElement, MemRows, OutOfCore, OutOfCoreLde, Progress};
+use nttfuse::out_of_core::{
+    FileElement, MemRows, OutOfCore, OutOfCoreEncode, OutOfCoreLde, Progress,
+};
 use nttfuse::prelude::*;
 use nttfuse::ExtensionOf;
 use std::ops::ControlFlow;
@@ -463,6 +465,12 @@ fn every_encode_budget_matches_the_in_memory_encode() {
                 );
                 assert!(ooc.buffer_bytes() + 2 * ooc.staging_bytes() <= budget);
                 seen.push((ooc.passes(), ooc.io_bytes()));
+                // Every mode's plan reads back from its text.
+                let text = ooc.to_string();
+                let again = OutOfCoreEncode::<Gf2_64>::from_text(&text)
+                    .unwrap_or_else(|e| panic!("{text}\n{e}"));
+                assert_eq!(again.to_string(), text);
+                assert_eq!(again.transform(), &spec);
             }
         }
         let row = (lanes * 8) as u64;
@@ -511,7 +519,10 @@ fn encode_shards_put_together_are_the_whole() {
                     .coset(k)
                     .plan_encode(&spec)
                     .unwrap();
+                // A worker handed the shard's text runs that very plan.
+                let shard = OutOfCoreEncode::<Gf2_64>::from_text(&shard.to_string()).unwrap();
                 assert_eq!(shard.output_rows(), 1 << (dim - r));
+                assert_eq!(shard.column_range(), columns);
                 let mut rows = vec![Gf2_64::ZERO; block];
                 shard
                     .run(
@@ -575,9 +586,25 @@ fn encode_files_round_trip_and_bad_specs_are_typed_errors() {
     assert_eq!(ooc.passes(), 2);
     let text = ooc.to_string();
     assert!(
-        text.contains("out-of-core additive encode  Gf2_64"),
+        text.starts_with("out-of-core  Gf2_64 additive encode, n = 2^12, rate 2^-1"),
         "{text}"
     );
+    // Edited, cut-short or foreign text is refused, naming a line.
+    let edited = text.replacen("budget     ", "budget     1", 1);
+    assert!(matches!(
+        OutOfCoreEncode::<Gf2_64>::from_text(&edited),
+        Err(Error::PlanText { .. }) | Err(Error::BudgetTooSmall { .. })
+    ));
+    let cut: String = text.lines().take(4).collect::<Vec<_>>().join("\n");
+    assert!(OutOfCoreEncode::<Gf2_64>::from_text(&cut).is_err());
+    assert!(matches!(
+        OutOfCoreEncode::<Gf2_64>::from_text("out-of-core coset LDE  BabyBear"),
+        Err(Error::PlanText { line: 1, .. })
+    ));
+    assert!(matches!(
+        OutOfCoreEncode::<Gf2_64>::from_text(&text.replacen("rate 2^-1", "rate 2^-x", 1)),
+        Err(Error::PlanText { line: 1, .. })
+    ));
     assert!(text.contains("2.33 sweeps"), "{text}");
     let mut seen = Vec::new();
     ooc.run_files_with(&input, &output, |p| {
