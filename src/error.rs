@@ -47,7 +47,9 @@ pub enum Error {
         /// Transforms in the batch.
         batch: usize,
     },
-    /// A rate 2^−r (or a first layer r) that leaves no layer to run: r ≥ log n.
+    /// A rate 2^−r above the codeword (r > log n), or a first layer r that
+    /// leaves no layer to run (r ≥ log n, on anything but an additive
+    /// encode, whose one-row message is replicated).
     RateTooHigh {
         /// log₂ of the inverse rate, or the first layer asked for.
         log_inv_rate: u32,
@@ -183,7 +185,7 @@ impl fmt::Display for Error {
             ),
             Error::RateTooHigh { log_inv_rate, log_n } => write!(
                 f,
-                "rate 2^-{log_inv_rate} leaves no layer of a 2^{log_n} transform to run (need log_inv_rate < log_n)"
+                "rate 2^-{log_inv_rate} leaves no layer of a 2^{log_n} transform to run (need log_inv_rate < log_n; an additive encode allows log_inv_rate = log_n)"
             ),
             Error::Unsupported { what } => write!(f, "unsupported: {what}"),
             Error::BackendUnavailable { backend, reason } => {

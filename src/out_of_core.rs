@@ -528,6 +528,11 @@ impl OutOfCore {
         &self,
         spec: &CosetLde<F>,
     ) -> Result<OutOfCoreLde<F>, Error> {
+        if spec.pruned_bits() > 0 {
+            return Err(Error::Unsupported {
+                what: "an out-of-core coset LDE that is pruned (plan the LDE at the blowup kept)",
+            });
+        }
         match self.coset {
             None => OutOfCoreLde::new(self, spec),
             Some(c) => OutOfCoreLde::new(self, &coset_shard(spec, c)?),

@@ -426,7 +426,7 @@ fn additive<F: BinaryField + Kernels>(case: &Case, planner: &Planner, dims: Dims
     if let Some(shift) = case.shift {
         spec = spec.shift(F::from_u64(shift));
     }
-    if variant == 0 || !dims.valid_sizes {
+    if variant != 1 || !dims.valid_sizes {
         spec = spec.retain_prefix(prune);
     }
     let spec = misuse(case, dims, spec);

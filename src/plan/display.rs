@@ -161,18 +161,43 @@ impl<F: Kernels> fmt::Display for Plan<F> {
         for note in &self.notes {
             writeln!(f, "{note}")?;
         }
-        let k = self.spec.pruned_bits();
+        let k = self.spec.pruned_bits() as usize;
         if k > 0 {
-            let (kept, all) = (self.log_n, self.log_n + k as usize);
-            if self.fold.is_empty() {
+            let (kept, all) = (self.log_n, self.log_n + k);
+            // The input rows the fold (or prune) reads from: 2^source, and
+            // the share of the full transform's butterflies still computed.
+            let source = self.source_rows.ilog2() as usize;
+            let r = self.spec.first_layer() as usize;
+            let work = |log_n: usize, first: usize| (log_n - first) << log_n.max(1) >> 1;
+            let full = work(all, r);
+            let done = if source <= kept {
+                work(kept, kept - source)
+            } else {
+                work(kept, 0)
+                    + (((1 << (source - kept)) - 1) << kept) * usize::from(!self.fold.is_empty())
+            };
+            let saves = format!(
+                "computes {} of the full transform's {full} butterflies per column ({:.0}% saved)",
+                done,
+                100.0 * (1.0 - done as f64 / full.max(1) as f64)
+            );
+            if source <= kept {
                 writeln!(
                     f,
-                    "prune      keeps 2^{kept} of 2^{all} rows: reads only the first 2^{kept} input rows (the higher coefficients vanish on the kept points)"
+                    "prune      keeps 2^{kept} of 2^{all} rows: the first 2^{} of 2^{r} blocks, encoded at rate 2^-{}; {saves}",
+                    kept - source,
+                    kept - source
+                )?;
+            } else if self.fold.is_empty() {
+                writeln!(
+                    f,
+                    "prune      keeps 2^{kept} of 2^{all} rows: reads only the first 2^{kept} of 2^{source} input rows (the higher coefficients vanish on the kept points); {saves}"
                 )?;
             } else {
+                let k = source - kept;
                 writeln!(
                     f,
-                    "fold       keeps 2^{kept} of 2^{all} rows: kept row r = sum over j < 2^{k} of c_j * input row (r + j*2^{kept}), c_j products of the shift terms; {}",
+                    "fold       keeps 2^{kept} of 2^{all} rows: kept row r = sum over j < 2^{k} of c_j * input row (r + j*2^{kept}), c_j products of the shift terms ({saves}, fold mul-adds counted as butterflies); {}",
                     if self.folds_in_first_pass() {
                         "done as pass 1 loads its rows (no sweep of its own)"
                     } else {

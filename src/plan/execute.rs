@@ -240,15 +240,29 @@ impl<F: Kernels> Plan<F> {
             }
         }
         if self.steps.is_empty() {
-            // No layer to run (a 1-row transform): the output is the input
-            // (its first row, for a pruned transform).
-            if let Source::Buffer(input) = source {
-                let source_item = self.source_rows * self.lanes;
-                for (item, src) in data
-                    .chunks_exact_mut(self.item_len())
-                    .zip(input.chunks_exact(source_item))
-                {
-                    item.copy_from_slice(&src[..item.len()]);
+            // No layer to run (a 1-row transform, or an encode of a one-row
+            // message): the output is the input (its first row, for a
+            // pruned transform; the row replicated, for an encode).
+            let source_item = self.source_rows * self.lanes;
+            let unit = source_item.min(self.item_len());
+            match source {
+                Source::Buffer(input) => {
+                    for (item, src) in data
+                        .chunks_exact_mut(self.item_len())
+                        .zip(input.chunks_exact(source_item))
+                    {
+                        for copy in item.chunks_exact_mut(unit) {
+                            copy.copy_from_slice(&src[..unit]);
+                        }
+                    }
+                }
+                Source::InPlace => {
+                    for item in data.chunks_exact_mut(self.item_len()) {
+                        let (message, rest) = item.split_at_mut(unit);
+                        for copy in rest.chunks_exact_mut(unit) {
+                            copy.copy_from_slice(message);
+                        }
+                    }
                 }
             }
         }

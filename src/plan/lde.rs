@@ -110,7 +110,9 @@ impl<F: Kernels + BinaryField> LdePlan<F> {
         let [inverse, encode] = spec.parts()?;
         encode.validate()?;
         let intt = planner.plan(&inverse)?;
-        let (log_n, blowup) = (spec.log_n(), spec.log_blowup());
+        // A pruned LDE is the LDE at the blowup it keeps.
+        let kept = spec.kept_part()?;
+        let (log_n, blowup) = (kept.log_n(), kept.log_blowup());
         if blowup.0 > 1 {
             let encode = planner.plan(&encode)?;
             let fused = fused_scratch(&intt, &encode)?;
@@ -121,13 +123,13 @@ impl<F: Kernels + BinaryField> LdePlan<F> {
                 fused,
             });
         }
-        let basis = spec.domain_basis();
+        let basis = kept.domain_basis();
         let shift = basis.elements::<F>((log_n + blowup.0) as usize)[log_n as usize];
         let coset = planner.plan(
             &Transform::<F>::additive_ntt(log_n)
                 .basis(basis)
                 .shift(shift)
-                .lanes(spec.lane_count()),
+                .lanes(kept.lane_count()),
         )?;
         let first = intt
             .fused_with(coset)
@@ -345,6 +347,19 @@ impl<F: Kernels> fmt::Display for LdePlan<F> {
             Lde::Coset(_) => ("coset LDE", "inverse DFT"),
             Lde::Additive(_) => ("additive LDE", "inverse NTT"),
         };
+        let pruned = self.spec.pruned_bits();
+        if pruned > 0 {
+            let (log_n, b) = (self.spec.log_n(), self.spec.log_blowup().0);
+            writeln!(
+                f,
+                "prune      keeps 2^{} of 2^{} rows: the first 2^{} of 2^{b} cosets, as the LDE at blowup 2^{}; the other cosets are never computed ({:.0}% of the encode's rows skipped)",
+                log_n + b - pruned,
+                log_n + b,
+                b - pruned,
+                b - pruned,
+                100.0 * (1.0 - 1.0 / f64::from(1u32 << pruned.min(31)))
+            )?;
+        }
         match &self.encode {
             None => write!(
                 f,

@@ -47,6 +47,7 @@ pub struct CosetLde<F> {
     shift: F,
     lanes: usize,
     order: Order,
+    prune: u32,
 }
 
 /// An additive (binary-field) low-degree extension (p3-binary-dft's
@@ -71,6 +72,7 @@ pub struct AdditiveLde<F> {
     blowup: LogBlowup,
     basis: Basis,
     lanes: usize,
+    prune: u32,
     _field: core::marker::PhantomData<F>,
 }
 
@@ -94,6 +96,7 @@ impl<F: TwoAdicField> Transform<F> {
             shift: F::multiplicative_generator(),
             lanes: 1,
             order: Order::Natural,
+            prune: 0,
         }
     }
 }
@@ -107,6 +110,7 @@ impl<F: BinaryField> Transform<F> {
             blowup,
             basis: Basis::Standard,
             lanes: 1,
+            prune: 0,
             _field: core::marker::PhantomData,
         }
     }
@@ -149,19 +153,72 @@ impl<F: TwoAdicField> CosetLde<F> {
     pub fn evaluation_order(&self) -> Order {
         self.order
     }
+    /// Keeps only the first 2^(log_n + blowup − k) output rows. In
+    /// bit-reversed order those are the evaluations on shift·⟨ω_(m/2^k)⟩,
+    /// so with k ≤ blowup this is the LDE at blowup 2^(blowup − k) — the
+    /// dropped cosets are never computed. In natural order the first rows
+    /// are no coset (nothing to skip), and k > blowup keeps fewer rows than
+    /// the input: both are [`Error::Unsupported`] when planned.
+    ///
+    /// ```
+    /// use nttfuse::prelude::*;
+    /// let full = Transform::<BabyBear>::coset_lde(6, LogBlowup(3)).order(Order::BitReversed);
+    /// let evals: Vec<BabyBear> = (0..64u32).map(BabyBear::new).collect();
+    /// let mut whole = vec![BabyBear::ZERO; 512];
+    /// Planner::new().plan(&full)?.execute_from(&evals, &mut whole)?;
+    /// let pruned = Planner::new().plan(&full.clone().retain_prefix(2))?;
+    /// let mut kept = vec![BabyBear::ZERO; pruned.len()];
+    /// pruned.execute_from(&evals, &mut kept)?;
+    /// assert_eq!(kept[..], whole[..128]);
+    /// # Ok::<(), nttfuse::Error>(())
+    /// ```
+    pub fn retain_prefix(mut self, k: u32) -> Self {
+        self.prune = k;
+        self
+    }
+    /// log₂ of the share of output rows dropped ([`CosetLde::retain_prefix`]).
+    pub fn pruned_bits(&self) -> u32 {
+        self.prune
+    }
     /// Elements of the input (2^log_n rows × lanes).
     pub fn input_len(&self) -> Result<usize, Error> {
         self.inverse().input_len()
     }
-    /// Elements of the output (2^(log_n + blowup) rows × lanes).
+    /// Elements of the output (2^(log_n + blowup − pruned bits) rows ×
+    /// lanes).
     pub fn output_len(&self) -> Result<usize, Error> {
         self.encode()?.output_len()
     }
     /// The two transforms it is made of: the inverse DFT of the input's
-    /// rows, then the coset encode of its coefficients. Running them one
-    /// after the other computes the LDE (the plan fuses them where it can).
+    /// rows, then the coset encode of its coefficients (at the blowup kept,
+    /// when pruned). Running them one after the other computes the LDE (the
+    /// plan fuses them where it can).
     pub fn parts(&self) -> Result<[Transform<F>; 2], Error> {
         Ok([self.inverse(), self.encode()?])
+    }
+
+    /// The LDE a pruned one computes: the same at blowup 2^(blowup − k).
+    pub(crate) fn kept_part(&self) -> Result<Self, Error> {
+        if self.prune == 0 {
+            return Ok(self.clone());
+        }
+        if self.order != Order::BitReversed {
+            return Err(Error::Unsupported {
+                what: "retain_prefix on a coset LDE in natural order (its first rows are no coset; prune the bit-reversed output)",
+            });
+        }
+        let blowup = self
+            .blowup
+            .0
+            .checked_sub(self.prune)
+            .ok_or(Error::Unsupported {
+                what: "retain_prefix(k) with k above a coset LDE's blowup (fewer rows than the input)",
+            })?;
+        Ok(CosetLde {
+            blowup: LogBlowup(blowup),
+            prune: 0,
+            ..self.clone()
+        })
     }
 
     fn inverse(&self) -> Transform<F> {
@@ -170,8 +227,9 @@ impl<F: TwoAdicField> CosetLde<F> {
 
     fn encode(&self) -> Result<Transform<F>, Error> {
         check_coset_sizes::<F>(self.log_n, self.blowup)?;
-        let log_out = self.log_n + self.blowup.0;
-        Ok(Transform::dft_encode(log_out, self.blowup, self.shift)
+        let kept = self.kept_part()?;
+        let (log_out, blowup) = (kept.log_n + kept.blowup.0, kept.blowup);
+        Ok(Transform::dft_encode(log_out, blowup, self.shift)
             .lanes(self.lanes)
             .order(self.order))
     }
@@ -205,19 +263,65 @@ impl<F: BinaryField> AdditiveLde<F> {
     pub fn lane_count(&self) -> usize {
         self.lanes
     }
+    /// Keeps only the first 2^(log_n + blowup − k) output rows, the points
+    /// of span(b_0 … b_(log_n+blowup−k−1)): with k < blowup the LDE at
+    /// blowup 2^(blowup − k), the dropped cosets never computed. With
+    /// k ≥ blowup the kept rows are the input's own first rows (the input
+    /// domain is the output's first coset): [`Error::Unsupported`] when
+    /// planned, as there is nothing to compute.
+    ///
+    /// ```
+    /// use nttfuse::prelude::*;
+    /// let full = Transform::<Gf2_64>::additive_lde(5, LogBlowup(3)).lanes(2);
+    /// let evals: Vec<Gf2_64> = (0..64).map(|i| Gf2_64::new(i * 0x9e37_79b9)).collect();
+    /// let mut whole = vec![Gf2_64::ZERO; 512];
+    /// Planner::new().plan(&full)?.execute_from(&evals, &mut whole)?;
+    /// let pruned = Planner::new().plan(&full.clone().retain_prefix(1))?;
+    /// let mut kept = vec![Gf2_64::ZERO; pruned.len()];
+    /// pruned.execute_from(&evals, &mut kept)?;
+    /// assert_eq!(kept[..], whole[..256]);
+    /// # Ok::<(), nttfuse::Error>(())
+    /// ```
+    pub fn retain_prefix(mut self, k: u32) -> Self {
+        self.prune = k;
+        self
+    }
+    /// log₂ of the share of output rows dropped ([`AdditiveLde::retain_prefix`]).
+    pub fn pruned_bits(&self) -> u32 {
+        self.prune
+    }
     /// Elements of the input (2^log_n rows × lanes).
     pub fn input_len(&self) -> Result<usize, Error> {
         self.inverse().input_len()
     }
-    /// Elements of the output (2^(log_n + blowup) rows × lanes).
+    /// Elements of the output (2^(log_n + blowup − pruned bits) rows ×
+    /// lanes).
     pub fn output_len(&self) -> Result<usize, Error> {
         self.encode()?.output_len()
     }
     /// The two transforms it is made of: the inverse additive NTT of the
     /// input's rows, then the encode of its coefficients at rate
-    /// 2^−blowup. Running them one after the other computes the LDE.
+    /// 2^−blowup (the blowup kept, when pruned). Running them one after the
+    /// other computes the LDE.
     pub fn parts(&self) -> Result<[Transform<F>; 2], Error> {
         Ok([self.inverse(), self.encode()?])
+    }
+
+    /// The LDE a pruned one computes: the same at blowup 2^(blowup − k).
+    pub(crate) fn kept_part(&self) -> Result<Self, Error> {
+        if self.prune == 0 {
+            return Ok(self.clone());
+        }
+        if self.prune >= self.blowup.0 {
+            return Err(Error::Unsupported {
+                what: "retain_prefix(k) with k at or above an additive LDE's blowup (the kept rows are the input's own)",
+            });
+        }
+        Ok(AdditiveLde {
+            blowup: LogBlowup(self.blowup.0 - self.prune),
+            prune: 0,
+            ..self.clone()
+        })
     }
 
     pub(crate) fn inverse(&self) -> Transform<F> {
@@ -227,6 +331,9 @@ impl<F: BinaryField> AdditiveLde<F> {
     }
 
     pub(crate) fn encode(&self) -> Result<Transform<F>, Error> {
+        if self.prune > 0 {
+            return self.kept_part()?.encode();
+        }
         if self.blowup.0 == 0 {
             return Err(Error::Unsupported {
                 what: "a low-degree extension with blowup 2^0 (use additive_ntt)",
@@ -262,6 +369,13 @@ impl<F: Field> Lde<F> {
         match self {
             Lde::Coset(s) => s.lanes,
             Lde::Additive(s) => s.lanes,
+        }
+    }
+    /// log₂ of the share of output rows dropped (`retain_prefix`).
+    pub fn pruned_bits(&self) -> u32 {
+        match self {
+            Lde::Coset(s) => s.prune,
+            Lde::Additive(s) => s.prune,
         }
     }
 }

@@ -251,6 +251,27 @@ impl<F: Field> Transform<F> {
     /// a product of the constants Ŵ_i(shift). Output: 2^(log_n−k) rows.
     /// Runs out of place ([`Plan::execute_from`](crate::Plan::execute_from)).
     ///
+    /// On an encode ([`Transform::additive_encode`], rate 2^−r) it keeps the
+    /// first 2^(log_n − k) rows of the codeword: with k ≤ r those are its
+    /// first 2^(r−k) blocks, computed as the encode at rate 2^−(r−k) (the
+    /// dropped blocks cost nothing); with k > r they are fewer than the
+    /// message's rows, computed as the message's NTT pruned by k − r.
+    ///
+    /// ```
+    /// use nttfuse::{Field, Gf2_64, LogBlowup, Planner, Transform};
+    /// let full = Transform::<Gf2_64>::additive_encode(10, LogBlowup(2)).shift(Gf2_64::new(9));
+    /// let message: Vec<Gf2_64> = (0..256).map(|i| Gf2_64::from_u64(i * 31 + 7)).collect();
+    /// let mut codeword = vec![Gf2_64::ZERO; 1024];
+    /// Planner::new().plan(&full)?.execute_from(&message, &mut codeword)?;
+    /// for k in [1, 2, 3, 6] {
+    ///     let pruned = Planner::new().plan(&full.clone().retain_prefix(k))?;
+    ///     let mut kept = vec![Gf2_64::ZERO; 1024 >> k];
+    ///     pruned.execute_from(&message, &mut kept)?;
+    ///     assert_eq!(kept[..], codeword[..1024 >> k]);
+    /// }
+    /// # Ok::<(), nttfuse::Error>(())
+    /// ```
+    ///
     /// ```
     /// use nttfuse::{Field, Gf2_64, Planner, Transform};
     /// let full = Transform::<Gf2_64>::additive_ntt(10).lanes(2);
@@ -273,20 +294,49 @@ impl<F: Field> Transform<F> {
     }
 
     /// The transform a pruned one runs after its fold: the same domain's
-    /// first 2^(log_n − k) points, as a 2^(log_n − k)-row transform.
+    /// first 2^(log_n − k) points, as a 2^(log_n − k)-row transform. For
+    /// an encode at rate 2^−r: with k ≤ r the encode of the first 2^(r−k)
+    /// blocks (rate 2^−(r−k)); with k > r the kept points are fewer than
+    /// the message's rows, and the kept part is that of the message's
+    /// pruned NTT ([`Transform::message_ntt`]).
     pub(crate) fn kept_part(&self) -> Self {
         let mut sub = self.clone();
         sub.log_n = self.log_n - self.prune;
         sub.prune = 0;
+        if self.encode {
+            match self.first_layer.checked_sub(self.prune) {
+                Some(rate) => sub.first_layer = rate,
+                None => {
+                    sub.first_layer = 0;
+                    sub.encode = false;
+                }
+            }
+        }
         sub
+    }
+
+    /// A pruned encode that keeps fewer rows than its message has, as the
+    /// forward NTT of the message (2^(log_n − r) rows, the same basis and
+    /// shift) pruned by k − r: the same outputs.
+    fn message_ntt(&self) -> Self {
+        let mut t = self.clone();
+        t.log_n = self.log_n - self.first_layer;
+        t.prune = self.prune - self.first_layer;
+        t.first_layer = 0;
+        t.encode = false;
+        t
     }
 
     /// The fold of a pruned transform: coefficient c_j (j < 2^k) multiplying
     /// input block j (rows j·2^(log_n−k) …) into the kept rows; empty when
     /// every c_j with j > 0 is zero (an unshifted domain), so there is none.
+    /// A pruned encode folds only when it keeps fewer rows than its message.
     pub(crate) fn fold_coefficients(&self) -> Vec<F> {
-        if self.prune == 0 {
+        if self.prune == 0 || (self.encode && self.prune <= self.first_layer) {
             Vec::new()
+        } else if self.encode {
+            let ntt = self.message_ntt();
+            (ntt.fold_fn)(&ntt)
         } else {
             (self.fold_fn)(self)
         }
@@ -496,11 +546,11 @@ impl<F: Field> Transform<F> {
         if self.prune > 0 {
             if self.family != Family::Additive
                 || self.direction != Direction::Forward
-                || self.encode
-                || self.first_layer > 0
+                || (self.first_layer > 0 && !self.encode)
+                || self.depth > 0
             {
                 return Err(Error::Unsupported {
-                    what: "retain_prefix on anything but a forward additive NTT",
+                    what: "retain_prefix on anything but a forward additive NTT or encode",
                 });
             }
             if self.prune > self.log_n {
@@ -509,7 +559,13 @@ impl<F: Field> Transform<F> {
                 });
             }
         }
-        if self.first_layer > 0 && self.first_layer >= self.log_n {
+        // An additive encode may start past its last layer: a one-row
+        // message, whose codeword is that row at every point (X_0 = 1).
+        // Anything else must leave a layer to run.
+        let one_row_message = self.encode && self.family == Family::Additive;
+        if self.first_layer > self.log_n
+            || (self.first_layer > 0 && self.first_layer == self.log_n && !one_row_message)
+        {
             return Err(Error::RateTooHigh {
                 log_inv_rate: self.first_layer,
                 log_n: self.log_n,

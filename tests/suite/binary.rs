@@ -216,6 +216,116 @@ fn pruned_ntt_equals_the_prefix_of_the_full_one() {
     );
 }
 
+/// A one-row message (`additive_encode(L, L)`, rate 2^−L) is allowed, as
+/// the definition allows: its codeword is the row at every point (X_0 = 1),
+/// in and out of place, on every backend; so is the LDE of one row.
+#[test]
+fn a_one_row_message_encodes_to_its_row_everywhere() {
+    for log_n in [0, 1, 5, 9] {
+        let spec = Transform::<Gf2_64>::additive_encode(log_n, LogBlowup(log_n))
+            .shift(Gf2_64::new(0x77))
+            .lanes(3)
+            .batch(2);
+        let message = Rng(u64::from(log_n)).vec::<Gf2_64>(6);
+        let expected: Vec<Gf2_64> = message
+            .chunks_exact(3)
+            .flat_map(|row| row.repeat(1 << log_n))
+            .collect();
+        assert_eq!(reference::evaluate(&spec, &message).unwrap(), expected);
+        for p in every_planner::<Gf2_64>(roomy()) {
+            let plan = p.plan(&spec).unwrap();
+            assert_eq!(run(&p, &spec, &message), expected);
+            let mut data = vec![Gf2_64::ZERO; plan.len()];
+            for (item, row) in data
+                .chunks_exact_mut(3 << log_n)
+                .zip(message.chunks_exact(3))
+            {
+                item[..3].copy_from_slice(row);
+            }
+            plan.execute(&mut data).unwrap();
+            assert_eq!(data, expected);
+        }
+    }
+    let lde = Planner::new()
+        .plan(&Transform::<Gf2_64>::additive_lde(0, LogBlowup(2)).lanes(2))
+        .unwrap();
+    let mut out = vec![Gf2_64::ZERO; 8];
+    lde.execute_from(&[Gf2_64::new(4), Gf2_64::new(5)], &mut out)
+        .unwrap();
+    assert_eq!(out, [4, 5, 4, 5, 4, 5, 4, 5].map(Gf2_64::new));
+}
+
+/// A pruned encode (the first 2^(log n − k) codeword rows) equals the
+/// prefix of the full encode and the definition for every k, below, at and
+/// above the rate (where it folds the message), shifted or not, in either
+/// basis, on every backend and plan shape; when it keeps fewer rows than the
+/// message and the domain is unshifted, the dropped message rows are never
+/// read; its plan says what it skips.
+#[test]
+fn pruned_encode_equals_the_prefix_of_the_full_one() {
+    QuickCheck::new().tests(40).quickcheck(
+        (|seed: u64,
+          log_n: u8,
+          r: u8,
+          k: u8,
+          lanes: u8,
+          shifted: bool,
+          cantor: bool,
+          tiny_budgets: bool| {
+            let log_n = log_n as u32 % 12;
+            let r = r as u32 % (log_n + 1).min(5);
+            let k = k as u32 % (log_n + 1);
+            let lanes = 1 + lanes as usize % 5;
+            let basis = if cantor {
+                Basis::Cantor
+            } else {
+                Basis::Standard
+            };
+            let shift = if shifted {
+                Gf2_64::new(seed | 1 << 40)
+            } else {
+                Gf2_64::ZERO
+            };
+            let full = Transform::<Gf2_64>::additive_encode(log_n, LogBlowup(r))
+                .basis(basis)
+                .shift(shift)
+                .lanes(lanes)
+                .batch(2);
+            let pruned = full.clone().retain_prefix(k);
+            let budgets = if tiny_budgets { tiny() } else { roomy() };
+            let input = Rng(seed).vec::<Gf2_64>(full.input_len().unwrap());
+            let whole = run(&planner(budgets, 1), &full, &input);
+            let (item, message) = (whole.len() / 2, input.len() / 2);
+            let kept = item >> k;
+            let expected: Vec<Gf2_64> = whole
+                .chunks_exact(item)
+                .flat_map(|c| c[..kept].to_vec())
+                .collect();
+            if reference::evaluate(&pruned, &input).unwrap() != expected {
+                return false;
+            }
+            every_planner::<Gf2_64>(budgets).iter().all(|p| {
+                let plan = p.plan(&pruned).unwrap();
+                let mut out = vec![Gf2_64::ZERO; plan.len()];
+                plan.execute_from(&input, &mut out).unwrap();
+                let mut poisoned = input.clone();
+                if !shifted && kept < message / lanes * lanes {
+                    for c in poisoned.chunks_exact_mut(message) {
+                        c[kept..].iter_mut().for_each(|x| *x = Gf2_64::new(0xdead));
+                    }
+                }
+                let mut out2 = vec![Gf2_64::ZERO; plan.len()];
+                plan.execute_from(&poisoned, &mut out2).unwrap();
+                let text = plan.to_string();
+                out == expected
+                    && out2 == expected
+                    && (k == 0 || text.contains("% saved)"))
+                    && Plan::<Gf2_64>::from_text(&text).is_ok_and(|again| again == plan)
+            })
+        }) as fn(u64, u8, u8, u8, u8, bool, bool, bool) -> bool,
+    );
+}
+
 #[test]
 fn pruning_errors() {
     let err = |spec: Transform<Gf2_64>| planner(roomy(), 1).plan(&spec).err();
@@ -228,9 +338,18 @@ fn pruning_errors() {
         Some(Error::Unsupported { .. })
     ));
     assert!(matches!(
-        err(Transform::additive_encode(6, LogBlowup(1)).retain_prefix(1)),
+        err(Transform::additive_ntt(6).from_layer(1).retain_prefix(1)),
         Some(Error::Unsupported { .. })
     ));
+    assert!(matches!(
+        err(Transform::additive_encode(6, LogBlowup(1)).retain_prefix(7)),
+        Some(Error::Unsupported { .. })
+    ));
+    // An encode keeps any prefix down to one row.
+    let one_row = planner(roomy(), 1)
+        .plan(&Transform::<Gf2_64>::additive_encode(6, LogBlowup(1)).retain_prefix(6))
+        .unwrap();
+    assert_eq!((one_row.input_len(), one_row.len()), (32, 1));
     let plan = planner(roomy(), 1)
         .plan(&Transform::<Gf2_64>::additive_ntt(6).retain_prefix(2))
         .unwrap();
@@ -389,6 +508,70 @@ fn fused_additive_lde_equals_its_two_plans() {
     );
 }
 
+/// Pruned LDEs: the first 2^(log n + b − k) rows of the LDE, computed as
+/// the LDE at blowup b − k, equal the prefix of the full one (additive, and
+/// the coset LDE's bit-reversed output), in and out of place, on every
+/// backend; the plan says what it skips; the cases with nothing to skip are
+/// typed errors.
+#[test]
+fn pruned_ldes_equal_the_prefix_of_the_full_one() {
+    for budgets in [roomy(), tiny()] {
+        for p in every_planner::<Gf2_64>(budgets) {
+            for (log_n, b, lanes) in [(3, 2, 1), (6, 3, 2), (9, 2, 3)] {
+                for k in 1..b {
+                    let full = Transform::<Gf2_64>::additive_lde(log_n, LogBlowup(b))
+                        .basis(Basis::Cantor)
+                        .lanes(lanes);
+                    let input = Rng(u64::from(log_n + k)).vec::<Gf2_64>(lanes << log_n);
+                    let whole = p.plan(&full).unwrap();
+                    let mut expected = vec![Gf2_64::ZERO; whole.len()];
+                    whole.execute_from(&input, &mut expected).unwrap();
+                    let pruned = p.plan(&full.clone().retain_prefix(k)).unwrap();
+                    assert_eq!(pruned.len(), expected.len() >> k);
+                    assert!(pruned.to_string().starts_with("prune      keeps"));
+                    let mut out = vec![Gf2_64::ZERO; pruned.len()];
+                    pruned.execute_from(&input, &mut out).unwrap();
+                    assert!(out[..] == expected[..out.len()], "{pruned}");
+                    let mut data = input.clone();
+                    data.resize(pruned.len(), Gf2_64::ZERO);
+                    pruned.execute(&mut data).unwrap();
+                    assert!(data == out);
+                }
+            }
+        }
+        for p in every_planner::<BabyBear>(budgets) {
+            for (log_n, b, lanes) in [(3, 1, 1), (6, 3, 2), (9, 2, 3)] {
+                for k in 1..=b {
+                    let full = Transform::<BabyBear>::coset_lde(log_n, LogBlowup(b))
+                        .order(Order::BitReversed)
+                        .lanes(lanes);
+                    let input = Rng(u64::from(log_n + k)).vec::<BabyBear>(lanes << log_n);
+                    let whole = p.plan(&full).unwrap();
+                    let mut expected = vec![BabyBear::ZERO; whole.len()];
+                    whole.execute_from(&input, &mut expected).unwrap();
+                    let pruned = p.plan(&full.clone().retain_prefix(k)).unwrap();
+                    let mut out = vec![BabyBear::ZERO; pruned.len()];
+                    pruned.execute_from(&input, &mut out).unwrap();
+                    assert_eq!(out.len(), expected.len() >> k);
+                    assert!(out[..] == expected[..out.len()], "{pruned}");
+                }
+            }
+        }
+    }
+    fn refused<F: Kernels>(e: Result<LdePlan<F>, Error>) -> bool {
+        matches!(e, Err(Error::Unsupported { .. }))
+    }
+    let p = Planner::new();
+    assert!(refused(p.plan(
+        &Transform::<Gf2_64>::additive_lde(5, LogBlowup(2)).retain_prefix(2)
+    )));
+    let coset = Transform::<BabyBear>::coset_lde(5, LogBlowup(2));
+    assert!(refused(p.plan(&coset.clone().retain_prefix(1))));
+    assert!(refused(
+        p.plan(&coset.order(Order::BitReversed).retain_prefix(3))
+    ));
+}
+
 #[test]
 fn additive_lde_errors() {
     let p = planner(roomy(), 1);
@@ -407,8 +590,6 @@ fn additive_lde_errors() {
         Some(Error::SizeTooLarge { .. })
     ));
     assert!(matches!(lde(4, 1, 0), Some(Error::ZeroLanes)));
-    // One row has no layer to extend (as the encode at that rate).
-    assert!(matches!(lde(0, 1, 1), Some(Error::RateTooHigh { .. })));
     let plan = p
         .plan(
             &Transform::<Gf2_64>::additive_lde(4, LogBlowup(1))

@@ -134,9 +134,9 @@ fn sizes_that_overflow_memory() {
 #[test]
 fn rate_leaving_no_layer() {
     assert_eq!(
-        plan_err(Transform::<Gf2_64>::additive_encode(4, LogBlowup(4))),
+        plan_err(Transform::<Gf2_64>::additive_encode(4, LogBlowup(5))),
         Error::RateTooHigh {
-            log_inv_rate: 4,
+            log_inv_rate: 5,
             log_n: 4
         }
     );

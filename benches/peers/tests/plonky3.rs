@@ -115,6 +115,57 @@ fn goldilocks_drop_in_equals_radix2_dit_parallel() {
     all_methods_agree::<p3_goldilocks::Goldilocks>();
 }
 
+/// Plonky3's Goldilocks words may be non-canonical (`Goldilocks::new` keeps
+/// any u64): the drop-in reduces them on the way in. Every method on words
+/// in [p, 2^64) — p itself and u64::MAX among them — equals
+/// `Radix2DitParallel` on their canonical forms.
+#[test]
+fn non_canonical_goldilocks_words_through_the_drop_in() {
+    type G = p3_goldilocks::Goldilocks;
+    const P: u64 = 0xffff_ffff_0000_0001;
+    let ours = NttfuseDft::default();
+    let theirs = Radix2DitParallel::<G>::default();
+    for (log_n, width) in [(0usize, 1usize), (3, 2), (10, 5)] {
+        let mut rng = Rng(log_n as u64 + 99);
+        // c + p fits a u64 for every c ≤ 2^64 − 1 − p.
+        let mut canon: Vec<u64> = (0..width << log_n)
+            .map(|_| rng.next() % (u64::MAX - P + 1))
+            .collect();
+        canon[0] = 0; // the word p
+        canon[canon.len() - 1] = u64::MAX - P; // the word u64::MAX
+        let raw: Vec<G> = canon.iter().map(|&c| G::new(c + P)).collect();
+        let canonical: Vec<G> = canon.iter().map(|&c| G::new(c)).collect();
+        let m = |v: &[G]| RowMajorMatrix::new(v.to_vec(), width);
+        let g = G::GENERATOR;
+        let pairs = [
+            (
+                ours.dft_batch(m(&raw)).to_row_major_matrix(),
+                theirs.dft_batch(m(&canonical)).to_row_major_matrix(),
+            ),
+            (ours.idft_batch(m(&raw)), theirs.idft_batch(m(&canonical))),
+            (
+                ours.coset_dft_batch(m(&raw), g).to_row_major_matrix(),
+                theirs
+                    .coset_dft_batch(m(&canonical), g)
+                    .to_row_major_matrix(),
+            ),
+            (
+                ours.coset_idft_batch(m(&raw), g),
+                theirs.coset_idft_batch(m(&canonical), g),
+            ),
+            (
+                ours.coset_lde_batch(m(&raw), 2, g).to_row_major_matrix(),
+                theirs
+                    .coset_lde_batch(m(&canonical), 2, g)
+                    .to_row_major_matrix(),
+            ),
+        ];
+        for (i, (a, b)) in pairs.iter().enumerate() {
+            assert_eq!(a, b, "method {i}, 2^{log_n} × {width}");
+        }
+    }
+}
+
 #[test]
 fn extension_columns_through_the_algebra_variants() {
     type F = p3_baby_bear::BabyBear;
