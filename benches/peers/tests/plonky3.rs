@@ -132,7 +132,8 @@ fn non_canonical_goldilocks_words_through_the_drop_in() {
             .map(|_| rng.next() % (u64::MAX - P + 1))
             .collect();
         canon[0] = 0; // the word p
-        canon[canon.len() - 1] = u64::MAX - P; // the word u64::MAX
+        let last = canon.len() - 1;
+        canon[last] = u64::MAX - P; // the word u64::MAX
         let raw: Vec<G> = canon.iter().map(|&c| G::new(c + P)).collect();
         let canonical: Vec<G> = canon.iter().map(|&c| G::new(c)).collect();
         let m = |v: &[G]| RowMajorMatrix::new(v.to_vec(), width);
