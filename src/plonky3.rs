@@ -213,6 +213,8 @@ enum Shape {
         log_n: u32,
         lanes: usize,
         shift: u64,
+        /// The input's rows in bit-reversed order.
+        bit_reversed: bool,
     },
     Lde {
         log_n: u32,
@@ -247,6 +249,65 @@ impl NttfuseDft {
             cache: Arc::default(),
             planner: Some(planner),
         }
+    }
+
+    /// The inverse DFT of evaluations on ⟨ω⟩ whose rows are in
+    /// bit-reversed order: what `dft_batch` keeps inside the
+    /// `BitReversedMatrixView` it returns (take it with
+    /// `BitReversibleMatrix::bit_reverse_rows`, no copy), or what FRI
+    /// folding produces. Plonky3's `idft_batch` wants natural order, so a
+    /// caller would first permute the rows (a sweep); here the permutation
+    /// is folded into the transform. Returns the coefficients in natural
+    /// order, as `idft_batch` does.
+    ///
+    /// ```
+    /// use nttfuse::plonky3::NttfuseDft;
+    /// use p3_dft::TwoAdicSubgroupDft;
+    /// use p3_matrix::bitrev::BitReversibleMatrix;
+    /// use p3_matrix::dense::RowMajorMatrix;
+    /// use p3_baby_bear::BabyBear;
+    /// use p3_field::PrimeCharacteristicRing;
+    /// let dft = NttfuseDft::default();
+    /// let coeffs = RowMajorMatrix::new((0..64u32 * 2).map(BabyBear::from_u32).collect(), 2);
+    /// let evals = dft.dft_batch(coeffs.clone()).bit_reverse_rows(); // rows stored bit-reversed
+    /// assert_eq!(dft.idft_batch_bit_reversed(evals), coeffs);
+    /// ```
+    pub fn idft_batch_bit_reversed<P: PlonkyField>(
+        &self,
+        mat: RowMajorMatrix<P>,
+    ) -> RowMajorMatrix<P> {
+        self.coset_idft(mat, P::ONE, Order::BitReversed)
+    }
+
+    /// [`idft_batch_bit_reversed`](Self::idft_batch_bit_reversed) for
+    /// evaluations on the coset shift·⟨ω⟩ (`coset_dft_batch`'s).
+    pub fn coset_idft_batch_bit_reversed<P: PlonkyField>(
+        &self,
+        mat: RowMajorMatrix<P>,
+        shift: P,
+    ) -> RowMajorMatrix<P> {
+        self.coset_idft(mat, shift, Order::BitReversed)
+    }
+
+    /// The inverse coset DFT of `mat`, whose rows are in `order`.
+    fn coset_idft<P: PlonkyField>(
+        &self,
+        mat: RowMajorMatrix<P>,
+        shift: P,
+        order: Order,
+    ) -> RowMajorMatrix<P> {
+        let (log_n, lanes) = shape_of(&mat);
+        let ours = P::to_ours(shift);
+        let shape = Shape::Idft {
+            log_n,
+            lanes,
+            shift: ours.to_canonical_u64(),
+            bit_reversed: order == Order::BitReversed,
+        };
+        let out = self.run(mat, shape, || {
+            Transform::coset_idft(log_n, ours).lanes(lanes).order(order)
+        });
+        RowMajorMatrix::new(P::from_ours(out), lanes)
     }
 
     fn cached<F: Kernels + TwoAdicField>(
@@ -336,17 +397,7 @@ impl<P: PlonkyField> TwoAdicSubgroupDft<P> for NttfuseDft {
     }
 
     fn coset_idft_batch(&self, mat: RowMajorMatrix<P>, shift: P) -> RowMajorMatrix<P> {
-        let (log_n, lanes) = shape_of(&mat);
-        let ours = P::to_ours(shift);
-        let shape = Shape::Idft {
-            log_n,
-            lanes,
-            shift: ours.to_canonical_u64(),
-        };
-        let out = self.run(mat, shape, || {
-            Transform::coset_idft(log_n, ours).lanes(lanes)
-        });
-        RowMajorMatrix::new(P::from_ours(out), lanes)
+        self.coset_idft(mat, shift, Order::Natural)
     }
 
     fn coset_lde_batch(

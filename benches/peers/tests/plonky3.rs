@@ -8,6 +8,7 @@ use nttfuse::plonky3::NttfuseDft;
 use p3_dft::{Radix2DitParallel, TwoAdicSubgroupDft};
 use p3_field::extension::BinomialExtensionField;
 use p3_field::{Field, PrimeCharacteristicRing, TwoAdicField};
+use p3_matrix::bitrev::BitReversibleMatrix;
 use p3_matrix::dense::RowMajorMatrix;
 use p3_matrix::Matrix;
 
@@ -21,7 +22,7 @@ const SHAPES: [(usize, usize); 7] = [(0, 1), (1, 3), (3, 1), (5, 7), (8, 2), (10
 
 fn all_methods_agree<F>()
 where
-    F: TwoAdicField + PrimeCharacteristicRing,
+    F: TwoAdicField + PrimeCharacteristicRing + nttfuse::plonky3::PlonkyField,
     NttfuseDft: TwoAdicSubgroupDft<F>,
     Radix2DitParallel<F>: TwoAdicSubgroupDft<F>,
 {
@@ -35,7 +36,7 @@ where
 
 fn agree_with<F>(ours: &NttfuseDft)
 where
-    F: TwoAdicField + PrimeCharacteristicRing,
+    F: TwoAdicField + PrimeCharacteristicRing + nttfuse::plonky3::PlonkyField,
     NttfuseDft: TwoAdicSubgroupDft<F>,
     Radix2DitParallel<F>: TwoAdicSubgroupDft<F>,
 {
@@ -66,6 +67,29 @@ where
             ours.coset_idft_batch(mat(), shift),
             theirs.coset_idft_batch(mat(), shift),
             "coset_idft_batch 2^{log_n} × {width}"
+        );
+        // Evaluations stored in bit-reversed row order (as dft_batch keeps
+        // them, as FRI folding makes them) into natural-order coefficients.
+        let reversed = || mat().bit_reverse_rows().to_row_major_matrix();
+        assert_eq!(
+            ours.idft_batch_bit_reversed(reversed()),
+            theirs.idft_batch(mat()),
+            "idft_batch_bit_reversed 2^{log_n} × {width}"
+        );
+        assert_eq!(
+            ours.coset_idft_batch_bit_reversed(reversed(), shift),
+            theirs.coset_idft_batch(mat(), shift),
+            "coset_idft_batch_bit_reversed 2^{log_n} × {width}"
+        );
+        // dft_batch's stored rows go straight back, no permutation.
+        assert_eq!(
+            ours.idft_batch_bit_reversed(
+                ours.dft_batch(mat())
+                    .bit_reverse_rows()
+                    .to_row_major_matrix()
+            ),
+            mat(),
+            "idft_batch_bit_reversed ∘ dft_batch 2^{log_n} × {width}"
         );
         for added_bits in [0, 1, 3] {
             assert_eq!(
