@@ -272,10 +272,10 @@ fn pruned_encode_equals_the_prefix_of_the_full_one() {
           shifted: bool,
           cantor: bool,
           tiny_budgets: bool| {
-            let log_n = log_n as u32 % 12;
+            let log_n = log_n as u32 % 11;
             let r = r as u32 % (log_n + 1).min(5);
             let k = k as u32 % (log_n + 1);
-            let lanes = 1 + lanes as usize % 5;
+            let lanes = 1 + lanes as usize % 3;
             let basis = if cantor {
                 Basis::Cantor
             } else {
