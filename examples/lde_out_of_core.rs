@@ -175,69 +175,45 @@ trait Job<F: FileElement>: std::fmt::Display {
     fn in_memory(&self, input: &[F], lanes: usize) -> Vec<F>;
 }
 
-impl<F: Kernels + TwoAdicField + FileElement> Job<F> for OutOfCoreLde<F> {
-    const WHAT: &'static str = "LDE";
-    fn passes(&self) -> usize {
-        self.passes()
-    }
-    fn disk_sweeps(&self) -> f64 {
-        self.disk_sweeps()
-    }
-    fn io_bytes(&self) -> u64 {
-        self.io_bytes()
-    }
-    fn staging_bytes(&self) -> usize {
-        self.staging_bytes()
-    }
-    fn run_with(
-        &self,
-        input: &mut impl RowSource<F>,
-        output: &mut impl RowStore<F>,
-        progress: impl FnMut(Progress) -> ControlFlow<()>,
-    ) -> Result<(), Error> {
-        self.run_with(input, output, progress)
-    }
-    fn in_memory(&self, input: &[F], lanes: usize) -> Vec<F> {
-        let plan = Planner::new()
-            .plan(&self.transform().clone().lanes(lanes))
-            .unwrap();
-        let mut out = vec![F::zero(); plan.len()];
-        plan.execute_from(input, &mut out).unwrap();
-        out
-    }
+/// `Job` for an out-of-core plan type: its own methods, and its spec
+/// planned in memory for the check.
+macro_rules! job {
+    ($plan:ident, $bound:ident, $what:literal) => {
+        impl<F: Kernels + $bound + FileElement> Job<F> for $plan<F> {
+            const WHAT: &'static str = $what;
+            fn passes(&self) -> usize {
+                self.passes()
+            }
+            fn disk_sweeps(&self) -> f64 {
+                self.disk_sweeps()
+            }
+            fn io_bytes(&self) -> u64 {
+                self.io_bytes()
+            }
+            fn staging_bytes(&self) -> usize {
+                self.staging_bytes()
+            }
+            fn run_with(
+                &self,
+                input: &mut impl RowSource<F>,
+                output: &mut impl RowStore<F>,
+                progress: impl FnMut(Progress) -> ControlFlow<()>,
+            ) -> Result<(), Error> {
+                self.run_with(input, output, progress)
+            }
+            fn in_memory(&self, input: &[F], lanes: usize) -> Vec<F> {
+                let plan = Planner::new()
+                    .plan(&self.transform().clone().lanes(lanes))
+                    .unwrap();
+                let mut out = vec![F::zero(); plan.len()];
+                plan.execute_from(input, &mut out).unwrap();
+                out
+            }
+        }
+    };
 }
-
-impl<F: Kernels + BinaryField + FileElement> Job<F> for OutOfCoreEncode<F> {
-    const WHAT: &'static str = "encode";
-    fn passes(&self) -> usize {
-        self.passes()
-    }
-    fn disk_sweeps(&self) -> f64 {
-        self.disk_sweeps()
-    }
-    fn io_bytes(&self) -> u64 {
-        self.io_bytes()
-    }
-    fn staging_bytes(&self) -> usize {
-        self.staging_bytes()
-    }
-    fn run_with(
-        &self,
-        input: &mut impl RowSource<F>,
-        output: &mut impl RowStore<F>,
-        progress: impl FnMut(Progress) -> ControlFlow<()>,
-    ) -> Result<(), Error> {
-        self.run_with(input, output, progress)
-    }
-    fn in_memory(&self, input: &[F], lanes: usize) -> Vec<F> {
-        let plan = Planner::new()
-            .plan(&self.transform().clone().lanes(lanes))
-            .unwrap();
-        let mut out = vec![F::zero(); plan.len()];
-        plan.execute_from(input, &mut out).unwrap();
-        out
-    }
-}
+job!(OutOfCoreLde, TwoAdicField, "LDE");
+job!(OutOfCoreEncode, BinaryField, "encode");
 
 /// log₂ of the trace's rows: the largest power of two within `--trace-mib`.
 fn log_rows<F: FileElement>(a: &Args) -> u32 {
