@@ -242,7 +242,7 @@ fn lattice_from_u64_reduces_like_the_remainder() {
         lattice::reduce_u64(x, q) == x % q
     }
     QuickCheck::new()
-        .tests(5000)
+        .tests(if cfg!(miri) { 200 } else { 5000 })
         .quickcheck((|x: u64, i: u8| check(MODULI[usize::from(i) % 3], x)) as fn(u64, u8) -> bool);
     for q in MODULI {
         for x in [
