@@ -488,7 +488,9 @@ fn unaligned_slices_give_the_same_bits_on_every_backend() {
 }
 
 /// A thread count beyond what rayon runs is refused (rayon would quietly
-/// start fewer threads, and waiting for the rest would never end).
+/// start fewer threads, and waiting for the rest would never end). Without
+/// `std` no thread is started: every plan runs on the calling thread.
+#[cfg(feature = "std")]
 #[test]
 fn thread_counts_rayon_cannot_run_are_refused() {
     let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
