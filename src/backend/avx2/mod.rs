@@ -416,13 +416,58 @@ impl PackedGoldilocks {
         unsafe { _mm256_set1_epi64x(0xffff_ffff) }
     }
 
-    /// x mod p for x < 2^64 (one conditional subtraction).
+    /// 2^63 in every lane. A word x "shifted" is x ⊕ 2^63 (= x + 2^63 mod
+    /// 2^64): unsigned order of words is signed order of shifted words, so
+    /// one `vpcmpgtq` compares them, and a sum or difference of a shifted
+    /// and an unshifted word is the shifted result.
     #[inline(always)]
-    fn canonical(x: __m256i) -> __m256i {
+    fn sign() -> __m256i {
+        // SAFETY: AVX was detected before any kernel runs.
+        unsafe { _mm256_set1_epi64x(i64::MIN) }
+    }
+
+    /// a·w mod p, canonical and shifted, for canonical a (the form
+    /// Plonky3's AVX2 Goldilocks reduces in): the 128-bit product from four
+    /// `vpmuludq` of 32-bit halves, then lo − hi_hi + hi_lo·(2^32 − 1)
+    /// (2^96 ≡ −1, 2^64 ≡ 2^32 − 1) on the shifted low word, each carry or
+    /// borrow found by a 32-bit compare of the high halves (exact here: the
+    /// term added or subtracted is at most 2^64 − 2^32, so the high halves
+    /// alone decide), then one conditional subtraction of p.
+    #[inline(always)]
+    fn mul_shifted(a: __m256i, t: GoldilocksTwiddle) -> __m256i {
         // SAFETY: AVX2 was detected before any kernel runs.
         unsafe {
-            let below = less_u64(x, Self::prime());
-            _mm256_sub_epi64(x, _mm256_andnot_si256(below, Self::prime()))
+            let a_hi = Self::high_halves(a);
+            // The 128-bit product from 32-bit halves; no sum below overflows.
+            let ll = mul_halves(a, t.w);
+            let lh = mul_halves(a, t.w_hi);
+            let hl = mul_halves(a_hi, t.w);
+            let hh = mul_halves(a_hi, t.w_hi);
+            let eps = Self::epsilon();
+            let mid = _mm256_add_epi64(lh, _mm256_srli_epi64::<32>(ll));
+            let mid2 = _mm256_add_epi64(hl, _mm256_and_si256(mid, eps));
+            let lo = _mm256_blend_epi32::<0b1010_1010>(ll, _mm256_slli_epi64::<32>(mid2));
+            let hi = _mm256_add_epi64(
+                _mm256_add_epi64(hh, _mm256_srli_epi64::<32>(mid)),
+                _mm256_srli_epi64::<32>(mid2),
+            );
+            // lo − hi_hi: on borrow, also subtract 2^32 − 1 (the mask's
+            // high half shifted down).
+            let lo_s = _mm256_xor_si256(lo, Self::sign());
+            let hi_hi = _mm256_srli_epi64::<32>(hi);
+            let r_s = _mm256_sub_epi64(lo_s, hi_hi);
+            let borrow = _mm256_cmpgt_epi32(r_s, lo_s);
+            let r_s = _mm256_sub_epi64(r_s, _mm256_srli_epi64::<32>(borrow));
+            // + hi_lo·(2^32 − 1) ≤ 2^64 − 2^33 + 1: on carry add 2^32 − 1.
+            let t1 = mul_halves(hi, eps);
+            let u_s = _mm256_add_epi64(r_s, t1);
+            let carry = _mm256_cmpgt_epi32(r_s, u_s);
+            let u_s = _mm256_add_epi64(u_s, _mm256_srli_epi64::<32>(carry));
+            // u mod p: u ≥ p (signed, shifted) takes p off, i.e. adds
+            // 2^32 − 1 mod 2^64.
+            let p_s = _mm256_set1_epi64x((Goldilocks::MODULUS ^ (1 << 63)) as i64);
+            let below = _mm256_cmpgt_epi64(p_s, u_s);
+            _mm256_add_epi64(u_s, _mm256_andnot_si256(below, eps))
         }
     }
 
@@ -502,34 +547,48 @@ impl Packed for PackedGoldilocks {
 
     #[inline(always)]
     fn mul(self, t: GoldilocksTwiddle) -> Self {
+        // SAFETY: AVX was detected before any kernel runs.
+        Self(unsafe { _mm256_xor_si256(Self::mul_shifted(self.0, t), Self::sign()) })
+    }
+
+    #[inline(always)]
+    fn ct_butterfly(self, b: Self, t: GoldilocksTwiddle) -> (Self, Self) {
         // SAFETY: AVX2 was detected before any kernel runs.
         unsafe {
-            let a = self.0;
-            let a_hi = Self::high_halves(a);
-            // The 128-bit product from 32-bit halves; no sum below overflows.
-            let ll = mul_halves(a, t.w);
-            let lh = mul_halves(a, t.w_hi);
-            let hl = mul_halves(a_hi, t.w);
-            let hh = mul_halves(a_hi, t.w_hi);
-            let eps = Self::epsilon();
-            let mid = _mm256_add_epi64(lh, _mm256_srli_epi64::<32>(ll));
-            let mid2 = _mm256_add_epi64(hl, _mm256_and_si256(mid, eps));
-            let lo = _mm256_blend_epi32::<0b1010_1010>(ll, _mm256_slli_epi64::<32>(mid2));
-            let hi = _mm256_add_epi64(
-                _mm256_add_epi64(hh, _mm256_srli_epi64::<32>(mid)),
-                _mm256_srli_epi64::<32>(mid2),
-            );
-            // lo − hi_hi (mod p): on borrow subtract 2^32 − 1.
-            let hi_hi = _mm256_srli_epi64::<32>(hi);
-            let t0 = _mm256_sub_epi64(lo, hi_hi);
-            let borrow = less_u64(lo, hi_hi);
-            let t0 = _mm256_sub_epi64(t0, _mm256_and_si256(borrow, eps));
-            // + hi_lo·(2^32 − 1): on carry add 2^32 − 1.
-            let t1 = _mm256_mul_epu32(hi, eps);
-            let t2 = _mm256_add_epi64(t0, t1);
-            let carry = less_u64(t2, t1);
-            let t2 = _mm256_add_epi64(t2, _mm256_and_si256(carry, eps));
-            Self(Self::canonical(t2))
+            let p = Self::prime();
+            // The product stays shifted: both compares below read it so.
+            let m_s = Self::mul_shifted(b.0, t);
+            let a_s = _mm256_xor_si256(self.0, Self::sign());
+            // a + m = a − (p − m), plus p back on borrow; (p − m) shifted is
+            // p − m_s.
+            let nm_s = _mm256_sub_epi64(p, m_s);
+            let sum = _mm256_sub_epi64(a_s, nm_s);
+            let sum_borrow = _mm256_cmpgt_epi64(nm_s, a_s);
+            let sum = _mm256_add_epi64(sum, _mm256_and_si256(sum_borrow, p));
+            // a − m, plus p back on borrow.
+            let diff = _mm256_sub_epi64(a_s, m_s);
+            let diff_borrow = _mm256_cmpgt_epi64(m_s, a_s);
+            let diff = _mm256_add_epi64(diff, _mm256_and_si256(diff_borrow, p));
+            (Self(sum), Self(diff))
+        }
+    }
+
+    #[inline(always)]
+    fn gs_butterfly(self, b: Self, t: GoldilocksTwiddle) -> (Self, Self) {
+        // SAFETY: AVX2 was detected before any kernel runs.
+        unsafe {
+            let p = Self::prime();
+            let a_s = _mm256_xor_si256(self.0, Self::sign());
+            let b_s = _mm256_xor_si256(b.0, Self::sign());
+            // As in `ct_butterfly`, with b for the product.
+            let nb_s = _mm256_sub_epi64(p, b_s);
+            let sum = _mm256_sub_epi64(a_s, nb_s);
+            let sum_borrow = _mm256_cmpgt_epi64(nb_s, a_s);
+            let sum = _mm256_add_epi64(sum, _mm256_and_si256(sum_borrow, p));
+            let diff = _mm256_sub_epi64(a_s, b_s);
+            let diff_borrow = _mm256_cmpgt_epi64(b_s, a_s);
+            let diff = _mm256_add_epi64(diff, _mm256_and_si256(diff_borrow, p));
+            (Self(sum), Self(diff).mul(t))
         }
     }
 
@@ -631,5 +690,103 @@ impl Packed for PackedGf2_64 {
     #[inline(always)]
     fn twiddle_is_trivial(w: &Gf2_64) -> bool {
         w.bits() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[allow(unused_imports)]
+    use crate::test_prelude::*;
+
+    /// Canonical Goldilocks words at the edges of the packed reduction's
+    /// carries and borrows (0, 1, near p, near 2^32, near 2^63), then
+    /// scattered ones.
+    fn words() -> Vec<u64> {
+        let p = Goldilocks::MODULUS;
+        let mut words = alloc::vec![
+            0,
+            1,
+            2,
+            p - 1,
+            p - 2,
+            p - (1 << 32),
+            (1 << 32) - 1,
+            1 << 32,
+            (1 << 32) + 1,
+            1 << 63,
+            (1 << 63) - 1,
+            (1 << 63) + (1 << 32),
+            p >> 1,
+            (p >> 1) + 1,
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..if cfg!(miri) { 2 } else { 18 } {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            words.push(x % p);
+        }
+        words
+    }
+
+    /// `mul`, `ct_butterfly` and `gs_butterfly` of every triple of
+    /// [`words`] (a, b, w), four lanes at a time with a different twiddle
+    /// in each lane, and the sums and differences alone.
+    ///
+    /// # Safety
+    /// The CPU has AVX2.
+    #[target_feature(enable = "avx2")]
+    unsafe fn check_every_triple(words: &[u64]) {
+        let g = |x: u64| Goldilocks::new(x);
+        let mut triples = Vec::new();
+        for &a in words {
+            for &b in words {
+                for &w in words {
+                    triples.push((a, b, w));
+                }
+            }
+        }
+        let step = if cfg!(miri) { 37 } else { 1 };
+        let triples: Vec<_> = triples.into_iter().step_by(step).collect();
+        for chunk in triples.chunks_exact(4) {
+            let a: Vec<Goldilocks> = chunk.iter().map(|t| g(t.0)).collect();
+            let b: Vec<Goldilocks> = chunk.iter().map(|t| g(t.1)).collect();
+            let w: Vec<Goldilocks> = chunk.iter().map(|t| g(t.2)).collect();
+            let (pa, pb) = (PackedGoldilocks::load(&a, 4), PackedGoldilocks::load(&b, 4));
+            let pw = PackedGoldilocks::load_twiddles(&w, 0);
+            let out = |v: PackedGoldilocks| {
+                let mut s = [Goldilocks::new(0); 4];
+                v.store(&mut s, 4);
+                s
+            };
+            let (ct0, ct1) = pa.ct_butterfly(pb, pw);
+            let (gs0, gs1) = pa.gs_butterfly(pb, pw);
+            let (product, sum, diff) = (pb.mul(pw), pa.add(pb), pa.sub(pb));
+            for i in 0..4 {
+                let (x, y, t) = (a[i], b[i], w[i]);
+                let at = format!("a {} b {} w {}", x.value(), y.value(), t.value());
+                assert_eq!(out(product)[i], y * t, "mul {at}");
+                assert_eq!(out(sum)[i], x + y, "add {at}");
+                assert_eq!(out(diff)[i], x - y, "sub {at}");
+                assert_eq!(out(ct0)[i], x + y * t, "ct sum {at}");
+                assert_eq!(out(ct1)[i], x - y * t, "ct difference {at}");
+                assert_eq!(out(gs0)[i], x + y, "gs sum {at}");
+                assert_eq!(out(gs1)[i], (x - y) * t, "gs product {at}");
+                // Canonical words, as the field's invariant demands.
+                for v in [product, sum, diff, ct0, ct1, gs0, gs1] {
+                    assert!(out(v)[i].value() < Goldilocks::MODULUS, "{at}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn goldilocks_butterflies_match_the_field_at_the_reduction_edges() {
+        if !x86_has!("avx2") {
+            return;
+        }
+        // SAFETY: detected just above.
+        unsafe { check_every_triple(&words()) }
     }
 }

@@ -48,6 +48,20 @@ pub(crate) trait Packed: Copy {
     fn add(self, b: Self) -> Self;
     fn sub(self, b: Self) -> Self;
     fn mul(self, w: Self::Twiddle) -> Self;
+    /// The Cooley–Tukey butterfly `(self + w·b, self − w·b)`. A field whose
+    /// packed form can share work between the sum and the difference (a
+    /// product left in an intermediate form both read) overrides it.
+    #[inline(always)]
+    fn ct_butterfly(self, b: Self, w: Self::Twiddle) -> (Self, Self) {
+        let m = b.mul(w);
+        (self.add(m), self.sub(m))
+    }
+    /// The Gentleman–Sande butterfly `(self + b, (self − b)·w)`; overridden
+    /// as [`Packed::ct_butterfly`] is.
+    #[inline(always)]
+    fn gs_butterfly(self, b: Self, w: Self::Twiddle) -> (Self, Self) {
+        (self.add(b), self.sub(b).mul(w))
+    }
     /// One step of an in-register transpose: exchanges lane bit `bit` with
     /// the bit that tells `self` (0) from `b` (1). With d = 2^bit, the first
     /// output holds `self[x]` where bit `bit` of x is clear and `b[x − d]`
@@ -687,11 +701,8 @@ fn layer<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
             (x[j], x[j + half]) = match KIND {
                 ADD | ADD_INV if FIRST_TRIVIAL && k == 0 => (a, b.add(a)),
                 CT | GS if FIRST_TRIVIAL && k == 0 => (a.add(b), a.sub(b)),
-                CT => {
-                    let m = b.mul(t);
-                    (a.add(m), a.sub(m))
-                }
-                GS => (a.add(b), a.sub(b).mul(t)),
+                CT => a.ct_butterfly(b, t),
+                GS => a.gs_butterfly(b, t),
                 ADD => {
                     let a = a.add(b.mul(t));
                     (a, b.add(a))
