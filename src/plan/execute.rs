@@ -267,9 +267,10 @@ impl<F: Kernels> Plan<F> {
             }
         }
         // A bit reversal read from a separate source and followed by a deep
-        // pass (an inverse DFT from natural order, out of place) is fused:
-        // the pass's tiles read their rows bit-reversed straight from the
-        // source, one sweep fewer.
+        // pass (an inverse DFT from natural order, or a forward one into
+        // natural order with rows of 256 bytes or more, out of place) is
+        // fused: the pass's tiles read their rows bit-reversed straight from
+        // the source, one sweep fewer.
         let fused_reversal = matches!(source, Source::Buffer(_)) && self.fuses_reversal();
         for (index, step) in self
             .steps

@@ -109,35 +109,60 @@ impl<F: Kernels> Plan<F> {
         match pass.kind {
             PassKind::Deep => {
                 let tile_len = pass.blocks_per_tile * block_len;
+                let like = data.as_ptr() as usize;
                 let run = |(t, tile): (usize, &mut [F])| {
                     let block = (first_block + t * pass.blocks_per_tile) % blocks_per_item;
-                    match source {
-                        Some(SourceRows::Plain(src)) => {
-                            for (b, dst) in tile.chunks_exact_mut(unit.min(tile_len)).enumerate() {
-                                let start = ((block * block_len + b * dst.len()) % unit)
-                                    .min(unit - dst.len());
-                                if self.fold_twiddles.is_empty() {
-                                    dst.copy_from_slice(&src[start..start + dst.len()]);
-                                } else {
-                                    self.fold_run(dst, src, start, unit);
-                                }
-                            }
-                        }
-                        Some(SourceRows::BitReversed(src)) => {
-                            let first_row = block << pass.log_block_rows;
-                            for (i, row) in tile.chunks_exact_mut(lanes).enumerate() {
-                                let j = bit_reverse(first_row + i, self.log_n);
-                                row.copy_from_slice(&src[j * lanes..(j + 1) * lanes]);
-                            }
-                        }
-                        None => {}
-                    }
                     let at = TileAt {
                         width: lanes,
                         block,
                         row_shift: 0,
                     };
-                    self.run_groups(step, pass, tile, at, (None, None));
+                    // A block read bit-reversed from the source: its row i
+                    // is source row BitRev_b(i)·2^(n−b) + BitRev_(n−b)(block)
+                    // (b = log_block_rows), which the first group loads
+                    // straight from the source (no copy into the tile).
+                    let from = match source {
+                        Some(SourceRows::BitReversed(src))
+                            if pass.blocks_per_tile == 1
+                                && lanes * core::mem::size_of::<F>()
+                                    >= super::planner::FUSED_REVERSAL_MIN_ROW_BYTES =>
+                        {
+                            let (n, b) = (self.log_n, pass.log_block_rows);
+                            let base = bit_reverse(block, n - b) * lanes;
+                            Some(RowsFrom::bit_reversed(
+                                &src[base..],
+                                1 << b,
+                                lanes,
+                                lanes << (n - b),
+                            ))
+                        }
+                        _ => None,
+                    };
+                    let fill = |buf: &mut [F]| {
+                        if from.is_none() {
+                            self.fill_deep_tile(buf, source, block, block_len, unit);
+                        }
+                    };
+                    if source.is_some() && pass.streams {
+                        // The output exceeds the last-level cache: the tile
+                        // runs in scratch and its last group stores it with
+                        // streaming stores, so the output's lines are never
+                        // read for ownership.
+                        let mut work = |buf: &mut [F]| {
+                            let buf = &mut buf[..tile.len()];
+                            fill(buf);
+                            let to = RowsTo::contiguous(tile, lanes, true);
+                            self.run_groups(step, pass, buf, at, (from, Some(to)));
+                            store_fence();
+                        };
+                        match scratch {
+                            Scratch::Pool => self.scratch.with_like(like, work),
+                            Scratch::Caller(s) => work(&mut s.lock()),
+                        }
+                    } else {
+                        fill(tile);
+                        self.run_groups(step, pass, tile, at, (from, None));
+                    }
                 };
                 let reversed = matches!(source, Some(SourceRows::BitReversed(_)));
                 if reversed && for_each_chunk_bit_reversed(data, tile_len, parallel, run) {
@@ -215,6 +240,40 @@ impl<F: Kernels> Plan<F> {
                     }
                 });
             }
+        }
+    }
+
+    /// Fills a deep tile (`tile.len()` elements from block `block` on) from
+    /// `source`: the message an encode replicates, the input, or its rows
+    /// bit-reversed; nothing when the pass runs in place.
+    fn fill_deep_tile(
+        &self,
+        tile: &mut [F],
+        source: Option<SourceRows<'_, F>>,
+        block: usize,
+        block_len: usize,
+        unit: usize,
+    ) {
+        let lanes = self.lanes;
+        match source {
+            Some(SourceRows::Plain(src)) => {
+                for (b, dst) in tile.chunks_exact_mut(unit.min(tile.len())).enumerate() {
+                    let start = ((block * block_len + b * dst.len()) % unit).min(unit - dst.len());
+                    if self.fold_twiddles.is_empty() {
+                        dst.copy_from_slice(&src[start..start + dst.len()]);
+                    } else {
+                        self.fold_run(dst, src, start, unit);
+                    }
+                }
+            }
+            Some(SourceRows::BitReversed(src)) => {
+                let first_row = block * block_len / lanes;
+                for (i, row) in tile.chunks_exact_mut(lanes).enumerate() {
+                    let j = bit_reverse(first_row + i, self.log_n);
+                    row.copy_from_slice(&src[j * lanes..(j + 1) * lanes]);
+                }
+            }
+            None => {}
         }
     }
 

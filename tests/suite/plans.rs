@@ -384,6 +384,14 @@ fn one_deep_pass_when_the_transform_fits() {
         roomy(),
         &["deep", "bitrev"],
     );
+    // Rows of 256 bytes or more: a natural-order DFT reverses its rows
+    // first, and out of place its one pass reads them bit-reversed from
+    // the source.
+    check_shape(
+        Transform::<BabyBear>::dft(8).lanes(64),
+        roomy(),
+        &["bitrev", "deep"],
+    );
     check_shape(Transform::<MlKem>::negacyclic_forward(), tiny(), &["deep"]);
     check_shape(Transform::<Gf2_64>::additive_ntt(9), roomy(), &["deep"]);
 }
@@ -645,8 +653,14 @@ fn detected_budgets_match_sysfs() {
     }
 }
 
+/// Whether the plan's first pass streams its stores (after a bit reversal
+/// that a first deep pass fuses into its reads).
 fn first_streams<F: Kernels>(plan: &Plan<F>) -> bool {
-    matches!(plan.steps().first(), Some(Step::Pass(p)) if p.streams)
+    let first_pass = plan.steps().iter().find_map(|s| match s {
+        Step::Pass(p) => Some(p),
+        Step::BitReverse => None,
+    });
+    first_pass.is_some_and(|p| p.streams)
 }
 
 /// Every backend this CPU runs (scalar first).
@@ -678,8 +692,9 @@ fn execute_at_aligned_offsets<F: Kernels>(plan: &Plan<F>, input: &[F], expected:
     }
 }
 
-/// A gathered first pass whose output exceeds the last-level cache budget
-/// streams its stores; the bits are those of the plain-store plan, out of
+/// A first pass whose output exceeds the last-level cache budget streams
+/// its stores (a gathered one, or a deep one reading its rows bit-reversed
+/// from the source, from scratch through its last group); the bits are those of the plain-store plan, out of
 /// place at 64-byte-aligned and unaligned offsets (on SIMD backends the
 /// aligned rows take non-temporal stores straight from the registers) and
 /// for an encode's replicas in place, on every backend.
@@ -703,6 +718,12 @@ fn streaming_first_pass_when_the_output_exceeds_the_llc() {
                 Transform::<BabyBear>::dft_encode(11, LogBlowup(2), BabyBear::new(7)).lanes(3),
                 Transform::<BabyBear>::dft(11).lanes(16),
                 Transform::<BabyBear>::dft_encode(11, LogBlowup(2), BabyBear::new(7)).lanes(16),
+                // Rows of 256 bytes: the rows reversed first, the first
+                // (deep) pass reading them bit-reversed from the source.
+                Transform::<BabyBear>::dft(11).lanes(64),
+                // Whole transforms, two per deep tile: each block's rows
+                // copied bit-reversed into scratch.
+                Transform::<BabyBear>::dft(2).lanes(64).batch(128),
             ] {
                 let streaming = on(backend, small_llc, threads).plan(&spec).unwrap();
                 let plain = on(backend, large_llc, threads).plan(&spec).unwrap();

@@ -39,9 +39,10 @@
 //!
 //! `NTTFUSE_BENCH_QUICK=1` shrinks every shape by 2^4 (a smoke run);
 //! `NTTFUSE_BENCH_ONLY=babybear-col,goldilocks-dft` runs only the named rows
-//! (`{babybear,koalabear,goldilocks}-{dft,lde,col}`, and `simd`: the
+//! (`{babybear,koalabear,goldilocks}-{dft,lde,col}`; `simd`: the
 //! detected backend against the portable kernels, same plan shapes, 1
-//! thread).
+//! thread; `order`: DFTs and inverse DFTs into and from natural order
+//! against the same in bit-reversed order, 1 thread).
 
 #[path = "../../common/mod.rs"]
 mod common;
@@ -528,6 +529,19 @@ fn main() {
             );
         }
     }
+    if wanted("order") {
+        println!(
+            "\nwhat natural order costs, 1 thread, out of place, {ORDER_ROUNDS} alternating rounds: the DFT into (inverse: from) natural order ÷ the same into (from) bit-reversed order\n"
+        );
+        println!(
+            "{:<46} {:>10} {:>9} {:>7}",
+            "shape", "natural ms", "bitrev ms", "ratio"
+        );
+        for inverse in [false, true] {
+            order_row::<BabyBear>("BabyBear", 16 - shrink, 256, inverse);
+            order_row::<Goldilocks>("Goldilocks", 16 - shrink, 256, inverse);
+        }
+    }
     if wanted("simd") {
         println!(
             "\nbackend speedup, 1 thread, in place, {} alternating rounds: detected backend ÷ portable kernels (same plan shape)\n",
@@ -543,6 +557,52 @@ fn main() {
         simd_row::<Goldilocks>("Goldilocks", 20 - shrink, 1);
     }
     println!();
+}
+
+/// Rounds of the natural-order comparison.
+const ORDER_ROUNDS: usize = 7;
+
+/// A DFT (or inverse DFT) of `2^log_n × lanes` out of place on 1 thread,
+/// into (from) natural order and into (from) bit-reversed order, in
+/// alternating rounds: what the bit reversal costs where it is fused or
+/// where it takes a step of its own (the plan says which).
+fn order_row<F: Kernels + TwoAdicField>(name: &str, log_n: u32, lanes: usize, inverse: bool) {
+    let plan = |order: Order| {
+        let spec = if inverse {
+            Transform::<F>::idft(log_n)
+        } else {
+            Transform::<F>::dft(log_n)
+        };
+        Planner::new()
+            .threads(Threads::Count(1))
+            .plan(&spec.lanes(lanes).order(order))
+            .expect("plan")
+    };
+    let (natural, reversed) = (plan(Order::Natural), plan(Order::BitReversed));
+    let input: Vec<F> = (0..(natural.len() as u64))
+        .map(|i| F::from_u64(i.wrapping_mul(0x9e37_79b9)))
+        .collect();
+    let (mut out_a, mut out_b) = (
+        vec![F::zero(); natural.len()],
+        vec![F::zero(); reversed.len()],
+    );
+    let mut a = timed_on_copy(&input, |copy| {
+        natural.execute_from(copy, &mut out_a).expect("execute")
+    });
+    let mut b = timed_on_copy(&input, |copy| {
+        reversed.execute_from(copy, &mut out_b).expect("execute")
+    });
+    let medians = interleaved_medians(ORDER_ROUNDS, &mut [&mut a, &mut b]);
+    println!(
+        "{:<46} {:>10.1} {:>9.1} {:>7.2}",
+        format!(
+            "{name} {} 2^{log_n} × {lanes}",
+            if inverse { "idft" } else { "dft" }
+        ),
+        ms(medians[0]),
+        ms(medians[1]),
+        medians[0].as_secs_f64() / medians[1].as_secs_f64()
+    );
 }
 
 /// Rounds of the backend comparison.

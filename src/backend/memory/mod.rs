@@ -223,6 +223,7 @@ impl<'t, F: Copy> TileRows<'t, F> {
             pitch,
             rows: self.group_rows,
             width: run,
+            reversed: false,
             _data: PhantomData,
         }
     }
@@ -290,6 +291,9 @@ pub struct RowsFrom<'a, F> {
     pitch: usize,
     rows: usize,
     width: usize,
+    /// Row i of the group's buffer is row BitRev(i) here (`rows` a power
+    /// of two): a deep pass reading its block bit-reversed from the source.
+    reversed: bool,
     _data: PhantomData<&'a [F]>,
 }
 
@@ -324,7 +328,28 @@ impl<'a, F: Copy> RowsFrom<'a, F> {
             pitch,
             rows,
             width,
+            reversed: false,
             _data: PhantomData,
+        }
+    }
+
+    /// As [`RowsFrom::new`], with row i of the group's buffer at row
+    /// BitRev(i) of these (`rows` a power of two).
+    pub(crate) fn bit_reversed(source: &'a [F], rows: usize, width: usize, pitch: usize) -> Self {
+        assert!(rows.is_power_of_two());
+        Self {
+            reversed: true,
+            ..Self::new(source, rows, width, pitch)
+        }
+    }
+
+    /// Where row i of the group's buffer is among these rows.
+    #[inline(always)]
+    fn at(&self, i: usize) -> usize {
+        if self.reversed {
+            crate::transform::bit_reverse(i, self.rows.trailing_zeros() as usize)
+        } else {
+            i
         }
     }
 
@@ -332,9 +357,10 @@ impl<'a, F: Copy> RowsFrom<'a, F> {
     #[inline(always)]
     pub(crate) fn row(&self, i: usize) -> &[F] {
         assert!(i < self.rows);
-        // SAFETY: `new` checked that every row lies inside `source`, which
+        // SAFETY: `new` checked that every row lies inside `source` (`at`
+        // maps 0..rows onto itself: bit reversal of a power of two), which
         // this borrows for 'a; nothing writes those rows while it lives.
-        unsafe { core::slice::from_raw_parts(self.ptr.add(i * self.pitch), self.width) }
+        unsafe { core::slice::from_raw_parts(self.ptr.add(self.at(i) * self.pitch), self.width) }
     }
 
     /// Pointers to rows `first + j·step` for j < R, each to `width`
@@ -346,7 +372,10 @@ impl<'a, F: Copy> RowsFrom<'a, F> {
     #[inline(always)]
     pub(crate) fn row_ptrs<const R: usize>(&self, first: usize, step: usize) -> [*const F; R] {
         assert!(first + (R - 1) * step < self.rows);
-        core::array::from_fn(|j| self.ptr.wrapping_add((first + j * step) * self.pitch))
+        core::array::from_fn(|j| {
+            self.ptr
+                .wrapping_add(self.at(first + j * step) * self.pitch)
+        })
     }
 
     /// Elements per row.
@@ -369,6 +398,21 @@ impl<'a, F: Copy> RowsFrom<'a, F> {
 }
 
 impl<'a, F: Copy> RowsTo<'a, F> {
+    /// The contiguous rows of `dst` (`width` elements each) to write, with
+    /// non-temporal stores where `streaming`: a deep pass's tile, which its
+    /// last group writes from the scratch rows it ran in.
+    pub(crate) fn contiguous(dst: &'a mut [F], width: usize, streaming: bool) -> Self {
+        assert!(width > 0 && dst.len().is_multiple_of(width) && !dst.is_empty());
+        Self {
+            ptr: dst.as_mut_ptr(),
+            pitch: width,
+            rows: dst.len() / width,
+            width,
+            streaming,
+            _data: PhantomData,
+        }
+    }
+
     /// Row `i` (`width` elements), to write. The caller holds no other
     /// reference into row i while the returned slice lives.
     #[inline(always)]
