@@ -720,7 +720,7 @@ fn streaming_first_pass_when_the_output_exceeds_the_llc() {
                 Transform::<BabyBear>::dft_encode(11, LogBlowup(2), BabyBear::new(7)).lanes(16),
                 // Rows of 256 bytes: the rows reversed first, the first
                 // (deep) pass reading them bit-reversed from the source.
-                Transform::<BabyBear>::dft(11).lanes(64),
+                Transform::<BabyBear>::dft(9).lanes(64),
                 // Whole transforms, two per deep tile: each block's rows
                 // copied bit-reversed into scratch.
                 Transform::<BabyBear>::dft(2).lanes(64).batch(128),
