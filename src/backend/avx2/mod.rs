@@ -471,6 +471,26 @@ impl PackedGoldilocks {
         }
     }
 
+    /// (a + b, a − b) mod p, canonical and unshifted, from canonical a and
+    /// b given shifted. a + b = a − (p − b), plus p back on borrow, where
+    /// (p − b) shifted is p − b_s; a − b, plus p back on borrow. (The
+    /// difference of a shifted and a shifted word is the unshifted one.)
+    #[inline(always)]
+    fn sum_and_difference(a_s: __m256i, b_s: __m256i) -> (Self, Self) {
+        // SAFETY: AVX2 was detected before any kernel runs.
+        unsafe {
+            let p = Self::prime();
+            let nb_s = _mm256_sub_epi64(p, b_s);
+            let sum = _mm256_sub_epi64(a_s, nb_s);
+            let sum_borrow = _mm256_cmpgt_epi64(nb_s, a_s);
+            let sum = _mm256_add_epi64(sum, _mm256_and_si256(sum_borrow, p));
+            let diff = _mm256_sub_epi64(a_s, b_s);
+            let diff_borrow = _mm256_cmpgt_epi64(b_s, a_s);
+            let diff = _mm256_add_epi64(diff, _mm256_and_si256(diff_borrow, p));
+            (Self(sum), Self(diff))
+        }
+    }
+
     #[inline(always)]
     fn twiddle(w: __m256i) -> GoldilocksTwiddle {
         GoldilocksTwiddle {
@@ -553,43 +573,23 @@ impl Packed for PackedGoldilocks {
 
     #[inline(always)]
     fn ct_butterfly(self, b: Self, t: GoldilocksTwiddle) -> (Self, Self) {
-        // SAFETY: AVX2 was detected before any kernel runs.
-        unsafe {
-            let p = Self::prime();
-            // The product stays shifted: both compares below read it so.
-            let m_s = Self::mul_shifted(b.0, t);
-            let a_s = _mm256_xor_si256(self.0, Self::sign());
-            // a + m = a − (p − m), plus p back on borrow; (p − m) shifted is
-            // p − m_s.
-            let nm_s = _mm256_sub_epi64(p, m_s);
-            let sum = _mm256_sub_epi64(a_s, nm_s);
-            let sum_borrow = _mm256_cmpgt_epi64(nm_s, a_s);
-            let sum = _mm256_add_epi64(sum, _mm256_and_si256(sum_borrow, p));
-            // a − m, plus p back on borrow.
-            let diff = _mm256_sub_epi64(a_s, m_s);
-            let diff_borrow = _mm256_cmpgt_epi64(m_s, a_s);
-            let diff = _mm256_add_epi64(diff, _mm256_and_si256(diff_borrow, p));
-            (Self(sum), Self(diff))
-        }
+        // SAFETY: AVX was detected before any kernel runs.
+        let a_s = unsafe { _mm256_xor_si256(self.0, Self::sign()) };
+        // The product stays shifted: both compares read it so.
+        Self::sum_and_difference(a_s, Self::mul_shifted(b.0, t))
     }
 
     #[inline(always)]
     fn gs_butterfly(self, b: Self, t: GoldilocksTwiddle) -> (Self, Self) {
-        // SAFETY: AVX2 was detected before any kernel runs.
-        unsafe {
-            let p = Self::prime();
-            let a_s = _mm256_xor_si256(self.0, Self::sign());
-            let b_s = _mm256_xor_si256(b.0, Self::sign());
-            // As in `ct_butterfly`, with b for the product.
-            let nb_s = _mm256_sub_epi64(p, b_s);
-            let sum = _mm256_sub_epi64(a_s, nb_s);
-            let sum_borrow = _mm256_cmpgt_epi64(nb_s, a_s);
-            let sum = _mm256_add_epi64(sum, _mm256_and_si256(sum_borrow, p));
-            let diff = _mm256_sub_epi64(a_s, b_s);
-            let diff_borrow = _mm256_cmpgt_epi64(b_s, a_s);
-            let diff = _mm256_add_epi64(diff, _mm256_and_si256(diff_borrow, p));
-            (Self(sum), Self(diff).mul(t))
-        }
+        // SAFETY: AVX was detected before any kernel runs.
+        let (a_s, b_s) = unsafe {
+            (
+                _mm256_xor_si256(self.0, Self::sign()),
+                _mm256_xor_si256(b.0, Self::sign()),
+            )
+        };
+        let (sum, diff) = Self::sum_and_difference(a_s, b_s);
+        (sum, diff.mul(t))
     }
 
     #[inline(always)]
