@@ -63,6 +63,30 @@ impl Goldilocks {
 }
 
 impl Goldilocks {
+    /// This element as ±2^k with k < 96, if it is one: the 192 powers of 2
+    /// (2 has order 192, 2^96 = −1), among them every 64th root of unity and
+    /// so every twiddle of a DFT's six smallest layers. 2^k is the word 2^k
+    /// for k < 64 and 2^(k−64)·(2^32 − 1) for 64 ≤ k < 96 (2^64 ≡ 2^32 − 1);
+    /// −2^k is p minus that. Multiplying by such an element takes shifts
+    /// instead of a 128-bit product (the AVX-512 kernel's shift butterflies).
+    #[cfg_attr(
+        not(target_arch = "x86_64"),
+        allow(dead_code, reason = "only the AVX-512 kernel multiplies by shifts")
+    )]
+    pub(crate) fn signed_power_of_two(self) -> Option<(u32, bool)> {
+        let exponent = |v: u64| {
+            if v.is_power_of_two() {
+                return Some(v.trailing_zeros());
+            }
+            let q = v / EPSILON;
+            (v.is_multiple_of(EPSILON) && q.is_power_of_two() && q.trailing_zeros() < 32)
+                .then(|| 64 + q.trailing_zeros())
+        };
+        exponent(self.0)
+            .map(|k| (k, false))
+            .or_else(|| exponent(P - self.0).map(|k| (k, true)))
+    }
+
     #[inline(always)]
     fn add_impl(self, rhs: Self) -> Self {
         let (s, carry) = self.0.overflowing_add(rhs.0);

@@ -90,6 +90,44 @@ fn goldilocks_satisfies_field_axioms() {
     );
 }
 
+/// `signed_power_of_two` finds every power of 2 (all 192, 2^96 = −1) with
+/// the exponent and sign that give it back, and nothing else.
+#[test]
+fn goldilocks_signed_powers_of_two_are_exactly_the_powers_of_two() {
+    let two = Goldilocks::from_u64(2);
+    let mut w = Goldilocks::ONE;
+    let mut powers = Vec::new();
+    for e in 0..192u32 {
+        let (k, negative) = w
+            .signed_power_of_two()
+            .unwrap_or_else(|| panic!("2^{e} not found"));
+        assert_eq!((k, negative), (e % 96, e >= 96), "2^{e}");
+        let back = two.pow(u64::from(k));
+        assert_eq!(if negative { -back } else { back }, w, "2^{e}");
+        powers.push(w);
+        w *= two;
+    }
+    assert_eq!(w, Goldilocks::ONE, "2 has order 192");
+    // Not powers of 2: zero, small odd numbers, neighbours of the powers,
+    // 7 (the generator) and its powers.
+    let mut others = vec![0u64, 3, 5, 6, 7, 9, 0xffff_fffe, 0x1_0000_0001];
+    others.extend(
+        powers
+            .iter()
+            .flat_map(|p| [p.value() ^ 1, p.value().wrapping_add(2)]),
+    );
+    let seven = Goldilocks::from_u64(7);
+    others.extend((1..if cfg!(miri) { 20 } else { 200u64 }).map(|e| seven.pow(e).value()));
+    for v in others.into_iter().filter(|&v| v < Goldilocks::MODULUS) {
+        let x = Goldilocks::from_u64(v);
+        assert_eq!(
+            x.signed_power_of_two().is_some(),
+            powers.contains(&x),
+            "{v:#x}"
+        );
+    }
+}
+
 #[test]
 fn babybear4_is_a_field() {
     QuickCheck::new()

@@ -699,86 +699,13 @@ mod tests {
     #[allow(unused_imports)]
     use crate::test_prelude::*;
 
-    /// Canonical Goldilocks words at the edges of the packed reduction's
-    /// carries and borrows (0, 1, near p, near 2^32, near 2^63), then
-    /// scattered ones.
-    fn words() -> Vec<u64> {
-        let p = Goldilocks::MODULUS;
-        let mut words = alloc::vec![
-            0,
-            1,
-            2,
-            p - 1,
-            p - 2,
-            p - (1 << 32),
-            (1 << 32) - 1,
-            1 << 32,
-            (1 << 32) + 1,
-            1 << 63,
-            (1 << 63) - 1,
-            (1 << 63) + (1 << 32),
-            p >> 1,
-            (p >> 1) + 1,
-        ];
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..if cfg!(miri) { 2 } else { 18 } {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            words.push(x % p);
-        }
-        words
-    }
-
-    /// `mul`, `ct_butterfly` and `gs_butterfly` of every triple of
-    /// [`words`] (a, b, w), four lanes at a time with a different twiddle
-    /// in each lane, and the sums and differences alone.
+    /// The packed Goldilocks checks (`packed::goldilocks_checks`) with AVX2.
     ///
     /// # Safety
     /// The CPU has AVX2.
     #[target_feature(enable = "avx2")]
-    unsafe fn check_every_triple(words: &[u64]) {
-        let g = |x: u64| Goldilocks::new(x);
-        let mut triples = Vec::new();
-        for &a in words {
-            for &b in words {
-                for &w in words {
-                    triples.push((a, b, w));
-                }
-            }
-        }
-        let step = if cfg!(miri) { 37 } else { 1 };
-        let triples: Vec<_> = triples.into_iter().step_by(step).collect();
-        for chunk in triples.chunks_exact(4) {
-            let a: Vec<Goldilocks> = chunk.iter().map(|t| g(t.0)).collect();
-            let b: Vec<Goldilocks> = chunk.iter().map(|t| g(t.1)).collect();
-            let w: Vec<Goldilocks> = chunk.iter().map(|t| g(t.2)).collect();
-            let (pa, pb) = (PackedGoldilocks::load(&a, 4), PackedGoldilocks::load(&b, 4));
-            let pw = PackedGoldilocks::load_twiddles(&w, 0);
-            let out = |v: PackedGoldilocks| {
-                let mut s = [Goldilocks::new(0); 4];
-                v.store(&mut s, 4);
-                s
-            };
-            let (ct0, ct1) = pa.ct_butterfly(pb, pw);
-            let (gs0, gs1) = pa.gs_butterfly(pb, pw);
-            let (product, sum, diff) = (pb.mul(pw), pa.add(pb), pa.sub(pb));
-            for i in 0..4 {
-                let (x, y, t) = (a[i], b[i], w[i]);
-                let at = format!("a {} b {} w {}", x.value(), y.value(), t.value());
-                assert_eq!(out(product)[i], y * t, "mul {at}");
-                assert_eq!(out(sum)[i], x + y, "add {at}");
-                assert_eq!(out(diff)[i], x - y, "sub {at}");
-                assert_eq!(out(ct0)[i], x + y * t, "ct sum {at}");
-                assert_eq!(out(ct1)[i], x - y * t, "ct difference {at}");
-                assert_eq!(out(gs0)[i], x + y, "gs sum {at}");
-                assert_eq!(out(gs1)[i], (x - y) * t, "gs product {at}");
-                // Canonical words, as the field's invariant demands.
-                for v in [product, sum, diff, ct0, ct1, gs0, gs1] {
-                    assert!(out(v)[i].value() < Goldilocks::MODULUS, "{at}");
-                }
-            }
-        }
+    unsafe fn check_every_triple() {
+        crate::backend::packed::goldilocks_checks::every_triple::<PackedGoldilocks>();
     }
 
     #[test]
@@ -787,6 +714,6 @@ mod tests {
             return;
         }
         // SAFETY: detected just above.
-        unsafe { check_every_triple(&words()) }
+        unsafe { check_every_triple() }
     }
 }

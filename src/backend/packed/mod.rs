@@ -62,6 +62,27 @@ pub(crate) trait Packed: Copy {
     fn gs_butterfly(self, b: Self, w: Self::Twiddle) -> (Self, Self) {
         (self.add(b), self.sub(b).mul(w))
     }
+    /// Whether this packing multiplies by twiddles ±2^k with shifts
+    /// ([`Packed::power_of_two`], [`Packed::ct_butterfly_pow2`]): groups
+    /// whose every twiddle is one run those butterflies instead.
+    const SHIFT_TWIDDLES: bool = false;
+    /// `w` as ±2^k where [`Packed::SHIFT_TWIDDLES`] is set and it is one.
+    #[inline(always)]
+    fn power_of_two(_w: &<Self::F as Field>::Twiddle) -> Option<PowerOfTwo> {
+        None
+    }
+    /// [`Packed::ct_butterfly`] with the twiddle ±2^k; called only with
+    /// what [`Packed::power_of_two`] returned.
+    #[inline(always)]
+    fn ct_butterfly_pow2(self, _b: Self, _w: PowerOfTwo) -> (Self, Self) {
+        unreachable!("no packing without shift products returns a power of two")
+    }
+    /// [`Packed::gs_butterfly`] with the twiddle ±2^k; as
+    /// [`Packed::ct_butterfly_pow2`].
+    #[inline(always)]
+    fn gs_butterfly_pow2(self, _b: Self, _w: PowerOfTwo) -> (Self, Self) {
+        unreachable!("no packing without shift products returns a power of two")
+    }
     /// One step of an in-register transpose: exchanges lane bit `bit` with
     /// the bit that tells `self` (0) from `b` (1). With d = 2^bit, the first
     /// output holds `self[x]` where bit `bit` of x is clear and `b[x − d]`
@@ -118,6 +139,15 @@ pub(crate) trait Packed: Copy {
     fn twiddle_is_trivial(_w: &<Self::F as Field>::Twiddle) -> bool {
         false
     }
+}
+
+/// A twiddle ±2^k, k < 96 (Goldilocks: 2^96 = −1), for the shift products
+/// of [`Packed::ct_butterfly_pow2`]. Twiddles are public, so `negative`
+/// selects registers through a mask, never a branch on data.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PowerOfTwo {
+    pub(crate) k: u32,
+    pub(crate) negative: bool,
 }
 
 /// `$run::<P, R, KIND>(args)` for the group's butterfly kind at radix R.
@@ -457,17 +487,43 @@ pub(crate) fn run_body<P: Packed, const R: usize, const KIND: u8>(
     let scale = group
         .scale
         .map(|s| P::broadcast(<P::F as Field>::prepare_twiddle(s)));
+    let shifts = shift_twiddles::<P, KIND>(group.twiddles);
     for (block, twiddles) in buf
         .chunks_exact_mut(block_len)
         .zip(group.twiddles.chunks_exact(R - 1).cycle())
     {
         let (w, first_trivial) = block_twiddles::<P, R>(twiddles);
-        if first_trivial {
+        if shifts {
+            let w = Pow2Twiddles::<P, R>::new(w, twiddles);
+            if first_trivial {
+                run_block::<P, R, KIND, true>(block, run_len, &w, scale);
+            } else {
+                run_block::<P, R, KIND, false>(block, run_len, &w, scale);
+            }
+        } else if first_trivial {
             run_block::<P, R, KIND, true>(block, run_len, &w, scale);
         } else {
             run_block::<P, R, KIND, false>(block, run_len, &w, scale);
         }
     }
+}
+
+/// Whether a group of kind `KIND` runs shift butterflies: the packing has
+/// them, the butterflies multiply (Cooley–Tukey or Gentleman–Sande), and
+/// every twiddle of the group is ±2^k (a plain Goldilocks DFT's six
+/// smallest layers). Decided once per group call from its (public)
+/// twiddles; a group with a general twiddle fails at the first.
+#[inline(always)]
+fn shift_twiddles<P: Packed, const KIND: u8>(twiddles: &[<P::F as Field>::Twiddle]) -> bool {
+    if !P::SHIFT_TWIDDLES || !(KIND == CT || KIND == GS) {
+        return false;
+    }
+    for w in twiddles {
+        if P::power_of_two(w).is_none() {
+            return false;
+        }
+    }
+    true
 }
 
 /// A block's R − 1 twiddles broadcast to registers, and whether the first
@@ -559,7 +615,7 @@ fn frame<P: Packed>(ptr: *const P::F, len: usize) -> usize {
 fn run_block<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
     block: &mut [P::F],
     run_len: usize,
-    w: &[P::Twiddle; R],
+    w: &impl LayerTwiddles<P>,
     scale: Option<P::Twiddle>,
 ) {
     let h = frame::<P>(block.as_ptr(), run_len);
@@ -613,8 +669,58 @@ fn run_block<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: boo
 )]
 /// Where the layers of a butterfly set find twiddle k (in heap order: the
 /// first layer's, then the second layer's two, …).
-trait LayerTwiddles<P: Packed> {
+pub(crate) trait LayerTwiddles<P: Packed> {
     fn twiddle(&self, k: usize) -> P::Twiddle;
+    /// The Cooley–Tukey butterfly with twiddle k.
+    #[inline(always)]
+    fn ct(&self, k: usize, a: P, b: P) -> (P, P) {
+        a.ct_butterfly(b, self.twiddle(k))
+    }
+    /// The Gentleman–Sande butterfly with twiddle k.
+    #[inline(always)]
+    fn gs(&self, k: usize, a: P, b: P) -> (P, P) {
+        a.gs_butterfly(b, self.twiddle(k))
+    }
+}
+
+/// A block's twiddles, every one ±2^k: the butterflies multiply by shifts
+/// ([`Packed::ct_butterfly_pow2`]); `w` serves the group's other uses.
+pub(crate) struct Pow2Twiddles<P: Packed, const R: usize> {
+    w: [P::Twiddle; R],
+    pow2: [PowerOfTwo; R],
+}
+
+impl<P: Packed, const R: usize> Pow2Twiddles<P, R> {
+    /// From the block's broadcast twiddles and their R − 1 field values,
+    /// each ±2^k ([`shift_twiddles`] checked the group's).
+    #[inline(always)]
+    pub(crate) fn new(w: [P::Twiddle; R], twiddles: &[<P::F as Field>::Twiddle]) -> Self {
+        let mut pow2 = [PowerOfTwo {
+            k: 0,
+            negative: false,
+        }; R];
+        for k in 0..R - 1 {
+            if let Some(p) = P::power_of_two(&twiddles[k]) {
+                pow2[k] = p;
+            }
+        }
+        Self { w, pow2 }
+    }
+}
+
+impl<P: Packed, const R: usize> LayerTwiddles<P> for Pow2Twiddles<P, R> {
+    #[inline(always)]
+    fn twiddle(&self, k: usize) -> P::Twiddle {
+        self.w[k]
+    }
+    #[inline(always)]
+    fn ct(&self, k: usize, a: P, b: P) -> (P, P) {
+        a.ct_butterfly_pow2(b, self.pow2[k])
+    }
+    #[inline(always)]
+    fn gs(&self, k: usize, a: P, b: P) -> (P, P) {
+        a.gs_butterfly_pow2(b, self.pow2[k])
+    }
 }
 
 /// Twiddles broadcast to registers once per block (one twiddle for every
@@ -695,14 +801,15 @@ fn layer<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
 ) {
     let half = R >> (i + 1);
     for k in 0..1usize << i {
-        let t = w.twiddle((1 << i) - 1 + k);
+        let index = (1 << i) - 1 + k;
+        let t = w.twiddle(index);
         for j in k * 2 * half..k * 2 * half + half {
             let (a, b) = (x[j], x[j + half]);
             (x[j], x[j + half]) = match KIND {
                 ADD | ADD_INV if FIRST_TRIVIAL && k == 0 => (a, b.add(a)),
                 CT | GS if FIRST_TRIVIAL && k == 0 => (a.add(b), a.sub(b)),
-                CT => a.ct_butterfly(b, t),
-                GS => a.gs_butterfly(b, t),
+                CT => w.ct(index, a, b),
+                GS => w.gs(index, a, b),
                 ADD => {
                     let a = a.add(b.mul(t));
                     (a, b.add(a))
@@ -713,5 +820,158 @@ fn layer<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
                 }
             };
         }
+    }
+}
+
+/// Checks of a packed Goldilocks form against the field, shared by the ISAs'
+/// unit tests (each calls them from a function compiled with its features).
+#[cfg(test)]
+pub(crate) mod goldilocks_checks {
+    use super::{Packed, PowerOfTwo};
+    use crate::field::{Field, Goldilocks};
+    #[allow(unused_imports)]
+    use crate::test_prelude::*;
+
+    /// Canonical words at the edges of the packed reductions' carries and
+    /// borrows (0, 1, near p, near 2^32, near 2^63), then scattered ones.
+    pub(crate) fn words() -> Vec<u64> {
+        let p = Goldilocks::MODULUS;
+        let mut words = alloc::vec![
+            0,
+            1,
+            2,
+            p - 1,
+            p - 2,
+            p - (1 << 32),
+            (1 << 32) - 1,
+            1 << 32,
+            (1 << 32) + 1,
+            1 << 63,
+            (1 << 63) - 1,
+            (1 << 63) + (1 << 32),
+            p >> 1,
+            (p >> 1) + 1,
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..if cfg!(miri) { 2 } else { 18 } {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            words.push(x % p);
+        }
+        words
+    }
+
+    fn out<P: Packed<F = Goldilocks>>(v: P) -> Vec<Goldilocks> {
+        let mut s = alloc::vec![Goldilocks::new(0); P::LANES];
+        v.store(&mut s, P::LANES);
+        s
+    }
+
+    /// `mul`, `ct_butterfly` and `gs_butterfly` of every triple of
+    /// [`words`] (a, b, w), a register of lanes at a time with a different
+    /// twiddle in each lane, and the sums and differences alone; every
+    /// result canonical. Miri takes every 37th triple.
+    #[inline(always)]
+    pub(crate) fn every_triple<P: Packed<F = Goldilocks>>() {
+        let words = words();
+        let g = Goldilocks::new;
+        let mut triples = Vec::new();
+        for &a in &words {
+            for &b in &words {
+                for &w in &words {
+                    triples.push((g(a), g(b), g(w)));
+                }
+            }
+        }
+        let step = if cfg!(miri) { 37 } else { 1 };
+        let triples: Vec<_> = triples.into_iter().step_by(step).collect();
+        for chunk in triples.chunks_exact(P::LANES) {
+            let a: Vec<Goldilocks> = chunk.iter().map(|t| t.0).collect();
+            let b: Vec<Goldilocks> = chunk.iter().map(|t| t.1).collect();
+            let w: Vec<Goldilocks> = chunk.iter().map(|t| t.2).collect();
+            let (pa, pb) = (P::load(&a, P::LANES), P::load(&b, P::LANES));
+            let pw = P::load_twiddles(&w, 0);
+            let (ct0, ct1) = pa.ct_butterfly(pb, pw);
+            let (gs0, gs1) = pa.gs_butterfly(pb, pw);
+            let (product, sum, diff) = (pb.mul(pw), pa.add(pb), pa.sub(pb));
+            let outs = [product, sum, diff, ct0, ct1, gs0, gs1].map(out::<P>);
+            for i in 0..P::LANES {
+                let (x, y, t) = (a[i], b[i], w[i]);
+                let expected = [
+                    y * t,
+                    x + y,
+                    x - y,
+                    x + y * t,
+                    x - y * t,
+                    x + y,
+                    (x - y) * t,
+                ];
+                for (name, (got, want)) in [
+                    "mul",
+                    "add",
+                    "sub",
+                    "ct sum",
+                    "ct difference",
+                    "gs sum",
+                    "gs product",
+                ]
+                .iter()
+                .zip(outs.iter().map(|o| o[i]).zip(expected))
+                {
+                    // Messages formatted only on failure (Miri's time).
+                    let (x, y, t) = (x.value(), y.value(), t.value());
+                    assert_eq!(got, want, "{name}: a {x} b {y} w {t}");
+                    assert!(
+                        got.value() < Goldilocks::MODULUS,
+                        "{name} not canonical: a {x} b {y} w {t}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The shift butterflies against the field for every twiddle ±2^k
+    /// (k < 96, both signs) and every pair of [`words`], a register of
+    /// pairs at a time; every result canonical. Miri takes a sample.
+    #[inline(always)]
+    pub(crate) fn every_power_of_two<P: Packed<F = Goldilocks>>() {
+        assert!(P::SHIFT_TWIDDLES);
+        let words = words();
+        let g = Goldilocks::new;
+        let pairs: Vec<(Goldilocks, Goldilocks)> = words
+            .iter()
+            .flat_map(|&a| words.iter().map(move |&b| (g(a), g(b))))
+            .step_by(if cfg!(miri) { 3 } else { 1 })
+            .collect();
+        let two = g(2);
+        // Under Miri every 13th exponent: both signs, small and large k.
+        for e in (0..192u64).step_by(if cfg!(miri) { 13 } else { 1 }) {
+            let w = two.pow(e);
+            let pw = P::power_of_two(&w).expect("every power of 2 is one");
+            assert_eq!((pw.k, pw.negative), (e as u32 % 96, e >= 96));
+            for chunk in pairs.chunks_exact(P::LANES) {
+                let a: Vec<Goldilocks> = chunk.iter().map(|t| t.0).collect();
+                let b: Vec<Goldilocks> = chunk.iter().map(|t| t.1).collect();
+                let (pa, pb) = (P::load(&a, P::LANES), P::load(&b, P::LANES));
+                let (ct0, ct1) = pa.ct_butterfly_pow2(pb, pw);
+                let (gs0, gs1) = pa.gs_butterfly_pow2(pb, pw);
+                let outs = [ct0, ct1, gs0, gs1].map(out::<P>);
+                for i in 0..P::LANES {
+                    let (x, y) = (a[i], b[i]);
+                    let expected = [x + y * w, x - y * w, x + y, (x - y) * w];
+                    for (got, want) in outs.iter().map(|o| o[i]).zip(expected) {
+                        let (x, y) = (x.value(), y.value());
+                        assert_eq!(got, want, "a {x} b {y} w 2^{e}");
+                        assert!(
+                            got.value() < Goldilocks::MODULUS,
+                            "not canonical: a {x} b {y} w 2^{e}"
+                        );
+                    }
+                }
+            }
+        }
+        let _: Option<PowerOfTwo> = P::power_of_two(&g(3));
+        assert!(P::power_of_two(&g(3)).is_none() && P::power_of_two(&g(0)).is_none());
     }
 }

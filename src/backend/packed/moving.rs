@@ -20,6 +20,7 @@ pub(crate) fn run_moving_body<P: Packed, const R: usize, const KIND: u8>(
     let scale = group
         .scale
         .map(|s| P::broadcast(<P::F as Field>::prepare_twiddle(s)));
+    let shifts = shift_twiddles::<P, KIND>(group.twiddles);
     for (b, (block, twiddles)) in buf
         .chunks_exact_mut(block_len)
         .zip(group.twiddles.chunks_exact(R - 1).cycle())
@@ -31,7 +32,14 @@ pub(crate) fn run_moving_body<P: Packed, const R: usize, const KIND: u8>(
             per_run: rows_per_run,
             width,
         };
-        if first_trivial {
+        if shifts {
+            let w = Pow2Twiddles::<P, R>::new(w, twiddles);
+            if first_trivial {
+                run_block_moving::<P, R, KIND, true>(block, rows, &w, scale, moves);
+            } else {
+                run_block_moving::<P, R, KIND, false>(block, rows, &w, scale, moves);
+            }
+        } else if first_trivial {
             run_block_moving::<P, R, KIND, true>(block, rows, &w, scale, moves);
         } else {
             run_block_moving::<P, R, KIND, false>(block, rows, &w, scale, moves);
@@ -83,7 +91,7 @@ unsafe fn row_at_mut<'r, T>(row: *mut T, c: usize, n: usize) -> &'r mut [T] {
 fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
     block: &mut [P::F],
     rows: BlockRows,
-    w: &[P::Twiddle; R],
+    w: &impl LayerTwiddles<P>,
     scale: Option<P::Twiddle>,
     moves: &mut RowMoves<'_, P::F>,
 ) {
@@ -183,7 +191,7 @@ fn moving_register<
     set: &MovingSet<P::F, R>,
     c: usize,
     h: usize,
-    w: &[P::Twiddle; R],
+    w: &impl LayerTwiddles<P>,
     scale: Option<P::Twiddle>,
 ) {
     let mut x = [moving_load::<P, R, PAIR>(block, set, 0, c, h); R];

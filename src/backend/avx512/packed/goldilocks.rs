@@ -17,6 +17,7 @@ pub(crate) struct GoldilocksTwiddle {
     w_hi: __m512i,
 }
 
+use crate::backend::packed::PowerOfTwo;
 use crate::field::Goldilocks;
 
 impl PackedGoldilocks {
@@ -37,6 +38,59 @@ impl PackedGoldilocks {
     fn canonical(x: __m512i) -> __m512i {
         // SAFETY: AVX-512 F was detected before any kernel runs.
         unsafe { _mm512_min_epu64(x, _mm512_sub_epi64(x, Self::prime())) }
+    }
+
+    /// A 128-bit value lo + hi_lo·2^64 + hi_hi·2^96 mod p, canonical: hi_lo
+    /// is the low half of `hi` (the half `vpmuludq` reads), lo < 2^64 and
+    /// hi_hi < 2^63. With 2^64 ≡ 2^32 − 1 and 2^96 ≡ −1 that is lo − hi_hi
+    /// + hi_lo·(2^32 − 1), carries and borrows as masks.
+    #[inline(always)]
+    fn reduce(lo: __m512i, hi_hi: __m512i, hi: __m512i) -> __m512i {
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe {
+            let eps = Self::epsilon();
+            // lo − hi_hi (mod p): on borrow subtract 2^32 − 1 (the wrapped
+            // difference is at least 2^64 − hi_hi > 2^32 − 1).
+            let t0 = _mm512_sub_epi64(lo, hi_hi);
+            let borrow = _mm512_cmplt_epu64_mask(lo, hi_hi);
+            let t0 = _mm512_mask_sub_epi64(t0, borrow, t0, eps);
+            // + hi_lo·(2^32 − 1) ≤ 2^64 − 2^33 + 1: on carry add 2^32 − 1.
+            let t1 = _mm512_mul_epu32(hi, eps);
+            let t2 = _mm512_add_epi64(t0, t1);
+            let carry = _mm512_cmplt_epu64_mask(t2, t1);
+            let t2 = _mm512_mask_add_epi64(t2, carry, t2, eps);
+            Self::canonical(t2)
+        }
+    }
+
+    /// x·2^k mod p for k < 96, by shifts: x·2^k < 2^160 splits into its low
+    /// word x << k, bits 64–95 (x >> (64 − k) for k ≤ 64, x << (k − 64)
+    /// above; the other shift's count is 64 or more, which gives 0) and
+    /// bits 96 up, x >> (96 − k) < 2^63. Five shifts and an OR in place of
+    /// four `vpmuludq` and the eight steps that add their halves up.
+    #[inline(always)]
+    fn mul_pow2(x: __m512i, k: u32) -> __m512i {
+        let k = u64::from(k);
+        let lo = shift_64::<true>(x, k);
+        let hi_hi = shift_64::<false>(x, 96 - k);
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        let hi = unsafe {
+            _mm512_or_si512(
+                shift_64::<false>(x, 64u64.wrapping_sub(k)),
+                shift_64::<true>(x, k.wrapping_sub(64)),
+            )
+        };
+        Self::reduce(lo, hi_hi, hi)
+    }
+
+    /// All lanes where the twiddle is −2^k, none where it is 2^k.
+    #[inline(always)]
+    fn sign_mask(w: PowerOfTwo) -> __mmask8 {
+        if w.negative {
+            0xff
+        } else {
+            0
+        }
     }
 
     #[inline(always)]
@@ -132,23 +186,54 @@ impl Packed for PackedGoldilocks {
             let eps = Self::epsilon();
             let mid = _mm512_add_epi64(lh, _mm512_srli_epi64::<32>(ll));
             let mid2 = _mm512_add_epi64(hl, _mm512_and_si512(mid, eps));
-            let lo = _mm512_mask_blend_epi32(0xAAAA, ll, _mm512_slli_epi64::<32>(mid2));
+            // lo: ll's low half under mid2's low half, one two-source
+            // permute (port 5) where a shift and a blend took two.
+            const LOW_HALVES: [u32; 16] =
+                [0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30];
+            let lo = permute2_32(ll, &LOW_HALVES, mid2);
             let hi = _mm512_add_epi64(
                 _mm512_add_epi64(hh, _mm512_srli_epi64::<32>(mid)),
                 _mm512_srli_epi64::<32>(mid2),
             );
-            // lo − hi_hi (mod p): on borrow subtract 2^32 − 1.
-            let hi_hi = _mm512_srli_epi64::<32>(hi);
-            let t0 = _mm512_sub_epi64(lo, hi_hi);
-            let borrow = _mm512_cmplt_epu64_mask(lo, hi_hi);
-            let t0 = _mm512_mask_sub_epi64(t0, borrow, t0, eps);
-            // + hi_lo·(2^32 − 1): on carry add 2^32 − 1.
-            let t1 = _mm512_mul_epu32(hi, eps);
-            let t2 = _mm512_add_epi64(t0, t1);
-            let carry = _mm512_cmplt_epu64_mask(t2, t1);
-            let t2 = _mm512_mask_add_epi64(t2, carry, t2, eps);
-            Self(Self::canonical(t2))
+            Self(Self::reduce(lo, _mm512_srli_epi64::<32>(hi), hi))
         }
+    }
+
+    const SHIFT_TWIDDLES: bool = true;
+
+    #[inline(always)]
+    fn power_of_two(w: &Goldilocks) -> Option<PowerOfTwo> {
+        w.signed_power_of_two()
+            .map(|(k, negative)| PowerOfTwo { k, negative })
+    }
+
+    #[inline(always)]
+    fn ct_butterfly_pow2(self, b: Self, w: PowerOfTwo) -> (Self, Self) {
+        // (a ± 2^k·b), and for −2^k the two outputs swapped.
+        let r = Self(Self::mul_pow2(b.0, w.k));
+        let (s, d) = (self.add(r), self.sub(r));
+        let m = Self::sign_mask(w);
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe {
+            (
+                Self(_mm512_mask_blend_epi64(m, s.0, d.0)),
+                Self(_mm512_mask_blend_epi64(m, d.0, s.0)),
+            )
+        }
+    }
+
+    #[inline(always)]
+    fn gs_butterfly_pow2(self, b: Self, w: PowerOfTwo) -> (Self, Self) {
+        // (a + b, (a − b)·2^k), and for −2^k the difference the other way.
+        let m = Self::sign_mask(w);
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        let (x, y) = unsafe {
+            (
+                Self(_mm512_mask_blend_epi64(m, self.0, b.0)),
+                Self(_mm512_mask_blend_epi64(m, b.0, self.0)),
+            )
+        };
+        (x.add(y), Self(Self::mul_pow2(x.sub(y).0, w.k)))
     }
 
     #[inline(always)]
@@ -175,5 +260,31 @@ impl Packed for PackedGoldilocks {
     #[inline(always)]
     fn twiddle_is_trivial(w: &Goldilocks) -> bool {
         *w == Goldilocks::ONE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::packed::goldilocks_checks;
+
+    /// The packed Goldilocks checks with AVX-512: the general products and
+    /// butterflies, and the shift butterflies for every ±2^k.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn check() {
+        goldilocks_checks::every_triple::<PackedGoldilocks>();
+        goldilocks_checks::every_power_of_two::<PackedGoldilocks>();
+    }
+
+    #[test]
+    fn goldilocks_butterflies_match_the_field_at_the_reduction_edges() {
+        if !x86_has!("avx512f") {
+            return;
+        }
+        // SAFETY: detected just above.
+        unsafe { check() }
     }
 }

@@ -132,6 +132,37 @@ fn permute2_32(a: __m512i, idx: &[u32; 16], b: __m512i) -> __m512i {
     }
 }
 
+/// `vpsllvq` (`LEFT`) or `vpsrlvq` by one count in every lane: counts of 64
+/// and more give 0. Under Miri, which lacks the intrinsics, the same on
+/// arrays.
+#[inline(always)]
+fn shift_64<const LEFT: bool>(a: __m512i, count: u64) -> __m512i {
+    #[cfg(not(miri))]
+    {
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe {
+            let c = _mm512_set1_epi64(count as i64);
+            if LEFT {
+                _mm512_sllv_epi64(a, c)
+            } else {
+                _mm512_srlv_epi64(a, c)
+            }
+        }
+    }
+    #[cfg(miri)]
+    {
+        // SAFETY: __m512i and [u64; 8] have the same size; any bits are valid.
+        let a: [u64; 8] = unsafe { core::mem::transmute(a) };
+        let r = a.map(|x| match (count < 64, LEFT) {
+            (false, _) => 0,
+            (true, true) => x << count,
+            (true, false) => x >> count,
+        });
+        // SAFETY: as above.
+        unsafe { core::mem::transmute(r) }
+    }
+}
+
 /// `vpermt2q`: as [`permute2_32`] on 8 × u64 (bit 3 of the index picks `b`).
 #[inline(always)]
 fn permute2_64(a: __m512i, idx: &[u64; 8], b: __m512i) -> __m512i {
