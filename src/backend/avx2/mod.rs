@@ -18,7 +18,7 @@
 pub(crate) mod products;
 pub(crate) mod ring;
 
-use crate::backend::packed::Packed;
+use crate::backend::packed::{Packed, PowerOfTwo};
 use crate::field::{Gf2_64, Goldilocks, Monty31, MontyParams, FOLD_TOP_NIBBLE};
 use core::arch::x86_64::*;
 use core::marker::PhantomData;
@@ -397,6 +397,36 @@ fn mul_halves(a: __m256i, b: __m256i) -> __m256i {
 pub(crate) struct PackedGoldilocks(__m256i);
 
 /// A Goldilocks twiddle register: w and its high 32-bit halves.
+/// `vpsllvq` (`LEFT`) or `vpsrlvq` by one count in every lane: counts of 64
+/// and more give 0. Under Miri the same on arrays.
+#[inline(always)]
+fn shift_64x4<const LEFT: bool>(a: __m256i, count: u64) -> __m256i {
+    #[cfg(not(miri))]
+    {
+        // SAFETY: AVX2 was detected before any kernel runs.
+        unsafe {
+            let c = _mm256_set1_epi64x(count as i64);
+            if LEFT {
+                _mm256_sllv_epi64(a, c)
+            } else {
+                _mm256_srlv_epi64(a, c)
+            }
+        }
+    }
+    #[cfg(miri)]
+    {
+        // SAFETY: __m256i and [u64; 4] have the same size; any bits are valid.
+        let a: [u64; 4] = unsafe { core::mem::transmute(a) };
+        let r = a.map(|x| match (count < 64, LEFT) {
+            (false, _) => 0,
+            (true, true) => x << count,
+            (true, false) => x >> count,
+        });
+        // SAFETY: as above.
+        unsafe { core::mem::transmute(r) }
+    }
+}
+
 #[derive(Clone, Copy)]
 pub(crate) struct GoldilocksTwiddle {
     w: __m256i,
@@ -451,10 +481,24 @@ impl PackedGoldilocks {
                 _mm256_add_epi64(hh, _mm256_srli_epi64::<32>(mid)),
                 _mm256_srli_epi64::<32>(mid2),
             );
+            Self::reduce_shifted(lo, _mm256_srli_epi64::<32>(hi), hi)
+        }
+    }
+
+    /// lo + hi_lo·2^64 + hi_hi·2^96 mod p, canonical and shifted (hi_lo the
+    /// low half of `hi`, which `vpmuludq` reads): lo − hi_hi + hi_lo·(2^32
+    /// − 1) on the shifted low word. hi_hi < 2^32 from a product, < 2^63
+    /// from a shift product: either way a borrow moves the shifted word up
+    /// by 2^64 − hi_hi ≥ 2^32 and no borrow moves it down, so the high
+    /// halves' 32-bit compare decides the borrow.
+    #[inline(always)]
+    fn reduce_shifted(lo: __m256i, hi_hi: __m256i, hi: __m256i) -> __m256i {
+        // SAFETY: AVX2 was detected before any kernel runs.
+        unsafe {
+            let eps = Self::epsilon();
             // lo − hi_hi: on borrow, also subtract 2^32 − 1 (the mask's
             // high half shifted down).
             let lo_s = _mm256_xor_si256(lo, Self::sign());
-            let hi_hi = _mm256_srli_epi64::<32>(hi);
             let r_s = _mm256_sub_epi64(lo_s, hi_hi);
             let borrow = _mm256_cmpgt_epi32(r_s, lo_s);
             let r_s = _mm256_sub_epi64(r_s, _mm256_srli_epi64::<32>(borrow));
@@ -469,6 +513,31 @@ impl PackedGoldilocks {
             let below = _mm256_cmpgt_epi64(p_s, u_s);
             _mm256_add_epi64(u_s, _mm256_andnot_si256(below, eps))
         }
+    }
+
+    /// x·2^k mod p for k < 96, canonical and shifted, by shifts (as the
+    /// AVX-512 form: the low word x << k, bits 64–95 from x >> (64 − k) or
+    /// x << (k − 64), bits 96 up x >> (96 − k) < 2^63).
+    #[inline(always)]
+    fn mul_pow2_shifted(x: __m256i, k: u32) -> __m256i {
+        let k = u64::from(k);
+        let lo = shift_64x4::<true>(x, k);
+        let hi_hi = shift_64x4::<false>(x, 96 - k);
+        // SAFETY: AVX2 was detected before any kernel runs.
+        let hi = unsafe {
+            _mm256_or_si256(
+                shift_64x4::<false>(x, 64u64.wrapping_sub(k)),
+                shift_64x4::<true>(x, k.wrapping_sub(64)),
+            )
+        };
+        Self::reduce_shifted(lo, hi_hi, hi)
+    }
+
+    /// Every lane's bits set where the twiddle is −2^k, none where 2^k.
+    #[inline(always)]
+    fn sign_mask(w: PowerOfTwo) -> __m256i {
+        // SAFETY: AVX was detected before any kernel runs.
+        unsafe { _mm256_set1_epi64x(-i64::from(w.negative)) }
     }
 
     /// (a + b, a − b) mod p, canonical and unshifted, from canonical a and
@@ -592,6 +661,42 @@ impl Packed for PackedGoldilocks {
         (sum, diff.mul(t))
     }
 
+    const SHIFT_TWIDDLES: bool = true;
+
+    #[inline(always)]
+    fn power_of_two(w: &Goldilocks) -> Option<PowerOfTwo> {
+        PowerOfTwo::goldilocks(w)
+    }
+
+    #[inline(always)]
+    fn ct_butterfly_pow2(self, b: Self, w: PowerOfTwo) -> (Self, Self) {
+        // (a ± 2^k·b), and for −2^k the two outputs swapped.
+        // SAFETY: AVX2 was detected before any kernel runs.
+        unsafe {
+            let a_s = _mm256_xor_si256(self.0, Self::sign());
+            let (s, d) = Self::sum_and_difference(a_s, Self::mul_pow2_shifted(b.0, w.k));
+            let m = Self::sign_mask(w);
+            (
+                Self(_mm256_blendv_epi8(s.0, d.0, m)),
+                Self(_mm256_blendv_epi8(d.0, s.0, m)),
+            )
+        }
+    }
+
+    #[inline(always)]
+    fn gs_butterfly_pow2(self, b: Self, w: PowerOfTwo) -> (Self, Self) {
+        // (a + b, (a − b)·2^k), and for −2^k the difference the other way.
+        // SAFETY: AVX2 was detected before any kernel runs.
+        unsafe {
+            let (sign, m) = (Self::sign(), Self::sign_mask(w));
+            let x_s = _mm256_xor_si256(_mm256_blendv_epi8(self.0, b.0, m), sign);
+            let y_s = _mm256_xor_si256(_mm256_blendv_epi8(b.0, self.0, m), sign);
+            let (sum, diff) = Self::sum_and_difference(x_s, y_s);
+            let product = Self::mul_pow2_shifted(diff.0, w.k);
+            (sum, Self(_mm256_xor_si256(product, sign)))
+        }
+    }
+
     #[inline(always)]
     fn exchange(self, b: Self, bit: usize) -> (Self, Self) {
         let (x, y) = exchange_64(self.0, b.0, bit);
@@ -699,13 +804,15 @@ mod tests {
     #[allow(unused_imports)]
     use crate::test_prelude::*;
 
-    /// The packed Goldilocks checks (`packed::goldilocks_checks`) with AVX2.
+    /// The packed Goldilocks checks (`packed::goldilocks_checks`) with AVX2:
+    /// the general products and butterflies, and the shift butterflies.
     ///
     /// # Safety
     /// The CPU has AVX2.
     #[target_feature(enable = "avx2")]
     unsafe fn check_every_triple() {
         crate::backend::packed::goldilocks_checks::every_triple::<PackedGoldilocks>();
+        crate::backend::packed::goldilocks_checks::every_power_of_two::<PackedGoldilocks>();
     }
 
     #[test]

@@ -150,6 +150,19 @@ pub(crate) struct PowerOfTwo {
     pub(crate) negative: bool,
 }
 
+impl PowerOfTwo {
+    /// A Goldilocks twiddle as ±2^k, k < 96, if it is one.
+    #[cfg_attr(
+        not(target_arch = "x86_64"),
+        allow(dead_code, reason = "only the x86-64 kernels multiply by shifts")
+    )]
+    #[inline(always)]
+    pub(crate) fn goldilocks(w: &crate::field::Goldilocks) -> Option<Self> {
+        w.signed_power_of_two()
+            .map(|(k, negative)| Self { k, negative })
+    }
+}
+
 /// `$run::<P, R, KIND>(args)` for the group's butterfly kind at radix R.
 macro_rules! by_kind {
     ($kind:expr, $run:ident::<$p:ty, $r:literal>($($arg:expr),*)) => {

@@ -203,8 +203,7 @@ impl Packed for PackedGoldilocks {
 
     #[inline(always)]
     fn power_of_two(w: &Goldilocks) -> Option<PowerOfTwo> {
-        w.signed_power_of_two()
-            .map(|(k, negative)| PowerOfTwo { k, negative })
+        PowerOfTwo::goldilocks(w)
     }
 
     #[inline(always)]
