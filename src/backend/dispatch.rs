@@ -150,6 +150,14 @@ impl<F: PackedField> Kernels for F {
             _ => heap,
         }
     }
+    fn shift_twiddles(backend: Backend, kind: ButterflyKind, twiddles: &[Self::Twiddle]) -> bool {
+        match backend {
+            Backend::Avx512 => F::Avx512::shift_twiddles(kind, twiddles),
+            Backend::Avx2 => F::Avx2::shift_twiddles(kind, twiddles),
+            Backend::Neon => F::Neon::shift_twiddles(kind, twiddles),
+            Backend::Scalar => false,
+        }
+    }
     fn kernel_name(backend: Backend, whole_block: bool) -> &'static str {
         match (backend, whole_block) {
             (Backend::Avx512, false) => F::Avx512::NAME,

@@ -133,6 +133,16 @@ pub trait Kernels: Field + sealed::Sealed {
         "portable"
     }
 
+    /// Whether a register group of `kind` with these twiddles multiplies by
+    /// shifts on `backend`: every twiddle is ±2^k and the backend's packing
+    /// has shift products (Goldilocks on AVX-512 and AVX2, where the six
+    /// smallest layers of a plain DFT qualify). Plans print it; the kernel
+    /// decides the same from the twiddles it is handed.
+    fn shift_twiddles(backend: Backend, kind: ButterflyKind, twiddles: &[Self::Twiddle]) -> bool {
+        let _ = (backend, kind, twiddles);
+        false
+    }
+
     /// Runs `group` on every super-block of `buf` with `backend`'s kernels.
     fn run_group(backend: Checked<Self>, buf: &mut [Self], group: &GroupKernel<'_, Self>) {
         let _ = backend;

@@ -78,7 +78,7 @@ impl<F: Kernels> Plan<F> {
             )?;
         }
         let scaled_layers = self.spec.layer_end() - self.spec.first_layer();
-        for group in &pass.groups {
+        for (group_index, group) in pass.groups.iter().enumerate() {
             let mut line = format!("  group    {}", layers(&group.layers));
             let kernel = match &self.ring {
                 Some(ring) if group.whole_block => ring.description(),
@@ -88,6 +88,10 @@ impl<F: Kernels> Plan<F> {
                 line += &format!(" whole block ({kernel})");
             } else {
                 line += &format!(" radix-{} in registers ({kernel})", group.radix());
+                let table = &self.twiddles[index - 1][group_index].data;
+                if self.ring.is_none() && F::shift_twiddles(self.backend(), group.kind, table) {
+                    line += ", twiddles ±2^k: products by shifts";
+                }
             }
             if let Some(b) = group.bounds {
                 let q = |k: u32| {

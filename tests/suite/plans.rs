@@ -1053,3 +1053,77 @@ fn plan_text_errors_name_the_line() {
     let e = Plan::<BabyBear>::from_text(&text.replacen("scalar", foreign, 1)).unwrap_err();
     assert!(matches!(e, Error::BackendUnavailable { .. }), "{e}");
 }
+
+/// Goldilocks groups whose every twiddle is ±2^k (the six smallest layers of
+/// a plain DFT or inverse) print that they multiply by shifts on the SIMD
+/// backends that do (AVX-512, AVX2); no group of a coset DFT (its twiddles
+/// carry the shift), of another field or of the portable kernels does.
+#[test]
+fn goldilocks_shift_groups_are_printed() {
+    let shifted = |text: &str| -> Vec<(usize, usize)> {
+        text.lines()
+            .filter(|l| l.contains("products by shifts"))
+            .map(|l| {
+                let span = l.split_whitespace().nth(2).expect("group line");
+                let (a, b) = span.split_once('-').unwrap_or((span, span));
+                (a.parse().unwrap(), b.parse().unwrap())
+            })
+            .collect()
+    };
+    let plan = |backend: Backend, spec: &Transform<Goldilocks>| {
+        Planner::new()
+            .backend(backend)
+            .threads(Threads::Count(1))
+            .budgets(zen5())
+            .plan(spec)
+    };
+    let mut checked = 0;
+    for backend in [
+        Backend::Avx512,
+        Backend::Avx2,
+        Backend::Neon,
+        Backend::Scalar,
+    ] {
+        for spec in [
+            Transform::<Goldilocks>::dft(16).lanes(256),
+            Transform::<Goldilocks>::idft(16).lanes(256),
+            Transform::<Goldilocks>::dft(14)
+                .lanes(8)
+                .order(Order::BitReversed),
+        ] {
+            let Ok(p) = plan(backend, &spec) else {
+                continue;
+            };
+            let text = p.to_string();
+            let groups = shifted(&text);
+            if matches!(backend, Backend::Avx512 | Backend::Avx2) {
+                checked += 1;
+                // Every group within layers 1-6 is printed, and only those.
+                let small: usize = text
+                    .lines()
+                    .filter(|l| l.trim_start().starts_with("group"))
+                    .filter(|l| {
+                        let span = l.split_whitespace().nth(2).unwrap();
+                        span.split('-').all(|x| x.parse::<usize>().unwrap() <= 6)
+                    })
+                    .count();
+                assert!(!groups.is_empty() && groups.len() == small, "{text}");
+                assert!(groups.iter().all(|&(_, end)| end <= 6), "{text}");
+            } else {
+                assert!(groups.is_empty(), "{text}");
+            }
+            let coset = Transform::<Goldilocks>::coset_dft(16, Goldilocks::from_u64(7)).lanes(256);
+            assert!(shifted(&plan(backend, &coset).unwrap().to_string()).is_empty());
+        }
+        if let Ok(p) = Planner::new()
+            .backend(backend)
+            .plan(&Transform::<BabyBear>::dft(16).lanes(256))
+        {
+            assert!(shifted(&p.to_string()).is_empty());
+        }
+    }
+    assert!(
+        checked > 0 || !cfg!(target_arch = "x86_64"),
+        "every x86-64 CPU this suite runs on has AVX2"
+    );
+}

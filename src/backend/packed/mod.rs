@@ -10,6 +10,7 @@
 
 use crate::backend::{GroupKernel, RowMoves};
 use crate::field::Field;
+use crate::transform::ButterflyKind;
 use alloc::vec::Vec;
 
 mod moving;
@@ -237,6 +238,18 @@ macro_rules! packed_entry_points {
             fn available() -> bool {
                 $available
             }
+            fn shift_twiddles(
+                kind: $crate::transform::ButterflyKind,
+                twiddles: &[<P::F as $crate::field::Field>::Twiddle],
+            ) -> bool {
+                use $crate::backend::packed::{shift_twiddles, CT, GS};
+                use $crate::transform::ButterflyKind;
+                match kind {
+                    ButterflyKind::CooleyTukey => shift_twiddles::<P, CT>(twiddles),
+                    ButterflyKind::GentlemanSande => shift_twiddles::<P, GS>(twiddles),
+                    _ => false,
+                }
+            }
             unsafe fn run_group(buf: &mut [P::F], group: &GroupKernel<'_, P::F>) {
                 // SAFETY: the caller's promise (the trait's contract).
                 unsafe { run_group::<P>(buf, group) }
@@ -389,6 +402,9 @@ pub(crate) unsafe trait Entry {
     /// Whether this CPU has the features of these entry points beyond the
     /// backend's own (e.g. VPCLMULQDQ for GF(2^64) on AVX2).
     fn available() -> bool;
+    /// Whether a group of `kind` with these twiddles runs shift butterflies
+    /// (see [`shift_twiddles`]).
+    fn shift_twiddles(kind: ButterflyKind, twiddles: &[<Self::F as Field>::Twiddle]) -> bool;
     /// A register group (see the ISA's `run_group`).
     ///
     /// # Safety
@@ -440,6 +456,9 @@ unsafe impl<F: Field> Entry for Absent<F> {
     const NAME: &'static str = "portable";
     const TRANSPOSED_NAME: &'static str = "portable";
     fn available() -> bool {
+        false
+    }
+    fn shift_twiddles(_: ButterflyKind, _: &[F::Twiddle]) -> bool {
         false
     }
     unsafe fn run_group(_: &mut [F], _: &GroupKernel<'_, F>) {
@@ -527,7 +546,9 @@ pub(crate) fn run_body<P: Packed, const R: usize, const KIND: u8>(
 /// smallest layers). Decided once per group call from its (public)
 /// twiddles; a group with a general twiddle fails at the first.
 #[inline(always)]
-fn shift_twiddles<P: Packed, const KIND: u8>(twiddles: &[<P::F as Field>::Twiddle]) -> bool {
+pub(crate) fn shift_twiddles<P: Packed, const KIND: u8>(
+    twiddles: &[<P::F as Field>::Twiddle],
+) -> bool {
     if !P::SHIFT_TWIDDLES || !(KIND == CT || KIND == GS) {
         return false;
     }
