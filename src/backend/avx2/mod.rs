@@ -515,22 +515,19 @@ impl PackedGoldilocks {
         }
     }
 
-    /// x·2^k mod p for k < 96, canonical and shifted, by shifts (as the
-    /// AVX-512 form: the low word x << k, bits 64–95 from x >> (64 − k) or
-    /// x << (k − 64), bits 96 up x >> (96 − k) < 2^63).
+    /// x·2^k mod p for k < 96, canonical and shifted, by shifts: x·2^k's
+    /// three parts ([`PowerOfTwo::split_counts`]) reduced as a product's.
     #[inline(always)]
-    fn mul_pow2_shifted(x: __m256i, k: u32) -> __m256i {
-        let k = u64::from(k);
-        let lo = shift_64x4::<true>(x, k);
-        let hi_hi = shift_64x4::<false>(x, 96 - k);
+    fn mul_pow2_shifted(x: __m256i, w: PowerOfTwo) -> __m256i {
+        let [low, mid_right, mid_left, high] = w.split_counts();
         // SAFETY: AVX2 was detected before any kernel runs.
         let hi = unsafe {
             _mm256_or_si256(
-                shift_64x4::<false>(x, 64u64.wrapping_sub(k)),
-                shift_64x4::<true>(x, k.wrapping_sub(64)),
+                shift_64x4::<false>(x, mid_right),
+                shift_64x4::<true>(x, mid_left),
             )
         };
-        Self::reduce_shifted(lo, hi_hi, hi)
+        Self::reduce_shifted(shift_64x4::<true>(x, low), shift_64x4::<false>(x, high), hi)
     }
 
     /// Every lane's bits set where the twiddle is −2^k, none where 2^k.
@@ -674,7 +671,7 @@ impl Packed for PackedGoldilocks {
         // SAFETY: AVX2 was detected before any kernel runs.
         unsafe {
             let a_s = _mm256_xor_si256(self.0, Self::sign());
-            let (s, d) = Self::sum_and_difference(a_s, Self::mul_pow2_shifted(b.0, w.k));
+            let (s, d) = Self::sum_and_difference(a_s, Self::mul_pow2_shifted(b.0, w));
             let m = Self::sign_mask(w);
             (
                 Self(_mm256_blendv_epi8(s.0, d.0, m)),
@@ -692,7 +689,7 @@ impl Packed for PackedGoldilocks {
             let x_s = _mm256_xor_si256(_mm256_blendv_epi8(self.0, b.0, m), sign);
             let y_s = _mm256_xor_si256(_mm256_blendv_epi8(b.0, self.0, m), sign);
             let (sum, diff) = Self::sum_and_difference(x_s, y_s);
-            let product = Self::mul_pow2_shifted(diff.0, w.k);
+            let product = Self::mul_pow2_shifted(diff.0, w);
             (sum, Self(_mm256_xor_si256(product, sign)))
         }
     }

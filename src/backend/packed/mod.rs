@@ -162,6 +162,21 @@ impl PowerOfTwo {
         w.signed_power_of_two()
             .map(|(k, negative)| Self { k, negative })
     }
+
+    /// The shift counts that split x·2^k (x < 2^64, k < 96) into its low
+    /// word x << `low`, bits 64–95 (x >> `mid_right`) | (x << `mid_left`)
+    /// (one of the two counts is 64 or more, which `vpsrlvq`/`vpsllvq` make
+    /// 0: the first serves k ≤ 64, the second k > 64) and bits 96 up,
+    /// x >> `high` (< 2^63): `[low, mid_right, mid_left, high]`.
+    #[cfg_attr(
+        not(target_arch = "x86_64"),
+        allow(dead_code, reason = "only the x86-64 kernels multiply by shifts")
+    )]
+    #[inline(always)]
+    pub(crate) fn split_counts(self) -> [u64; 4] {
+        let k = u64::from(self.k);
+        [k, 64u64.wrapping_sub(k), k.wrapping_sub(64), 96 - k]
+    }
 }
 
 /// `$run::<P, R, KIND>(args)` for the group's butterfly kind at radix R.

@@ -64,23 +64,20 @@ impl PackedGoldilocks {
     }
 
     /// x·2^k mod p for k < 96, by shifts: x·2^k < 2^160 splits into its low
-    /// word x << k, bits 64–95 (x >> (64 − k) for k ≤ 64, x << (k − 64)
-    /// above; the other shift's count is 64 or more, which gives 0) and
-    /// bits 96 up, x >> (96 − k) < 2^63. Five shifts and an OR in place of
-    /// four `vpmuludq` and the eight steps that add their halves up.
+    /// word, bits 64–95 and bits 96 up ([`PowerOfTwo::split_counts`]),
+    /// reduced as a product's. Five shifts and an OR in place of four
+    /// `vpmuludq` and the eight steps that add their halves up.
     #[inline(always)]
-    fn mul_pow2(x: __m512i, k: u32) -> __m512i {
-        let k = u64::from(k);
-        let lo = shift_64::<true>(x, k);
-        let hi_hi = shift_64::<false>(x, 96 - k);
+    fn mul_pow2(x: __m512i, w: PowerOfTwo) -> __m512i {
+        let [low, mid_right, mid_left, high] = w.split_counts();
         // SAFETY: AVX-512 F was detected before any kernel runs.
         let hi = unsafe {
             _mm512_or_si512(
-                shift_64::<false>(x, 64u64.wrapping_sub(k)),
-                shift_64::<true>(x, k.wrapping_sub(64)),
+                shift_64::<false>(x, mid_right),
+                shift_64::<true>(x, mid_left),
             )
         };
-        Self::reduce(lo, hi_hi, hi)
+        Self::reduce(shift_64::<true>(x, low), shift_64::<false>(x, high), hi)
     }
 
     /// All lanes where the twiddle is −2^k, none where it is 2^k.
@@ -209,7 +206,7 @@ impl Packed for PackedGoldilocks {
     #[inline(always)]
     fn ct_butterfly_pow2(self, b: Self, w: PowerOfTwo) -> (Self, Self) {
         // (a ± 2^k·b), and for −2^k the two outputs swapped.
-        let r = Self(Self::mul_pow2(b.0, w.k));
+        let r = Self(Self::mul_pow2(b.0, w));
         let (s, d) = (self.add(r), self.sub(r));
         let m = Self::sign_mask(w);
         // SAFETY: AVX-512 F was detected before any kernel runs.
@@ -232,7 +229,7 @@ impl Packed for PackedGoldilocks {
                 Self(_mm512_mask_blend_epi64(m, b.0, self.0)),
             )
         };
-        (x.add(y), Self(Self::mul_pow2(x.sub(y).0, w.k)))
+        (x.add(y), Self(Self::mul_pow2(x.sub(y).0, w)))
     }
 
     #[inline(always)]
