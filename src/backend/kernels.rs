@@ -217,13 +217,19 @@ pub trait Kernels: Field + sealed::Sealed {
 }
 
 /// Runs `run` on `buf` between the copies `moves` asks for.
-pub(crate) fn moves_around<F: Copy>(
+pub(crate) fn moves_around<F: Field>(
     buf: &mut [F],
     moves: &mut RowMoves<'_, F>,
     run: impl FnOnce(&mut [F]),
 ) {
     if let Some(from) = &moves.from {
         from.copy_into(buf);
+        let width = from.width();
+        for (t, &c) in moves.fold.iter().enumerate() {
+            for (i, dst) in buf.chunks_exact_mut(width).take(from.rows()).enumerate() {
+                scalar::mul_add(dst, None, from.term_row(i, t + 1), c);
+            }
+        }
     }
     run(buf);
     if let Some(to) = &mut moves.to {

@@ -36,7 +36,7 @@ pub(crate) use memory::{
     bit_reverse_rows, bit_reverse_rows_from, for_each_chunk_bit_reversed, store_fence,
     transpose_rows_from,
 };
-pub(crate) use memory::{RowMoves, RowsFrom, RowsTo, StridedTiles};
+pub(crate) use memory::{Folded, RowMoves, RowsFrom, RowsTo, StridedTiles};
 
 mod dispatch;
 mod isa;

@@ -4,8 +4,8 @@
 use super::execute::{Scratch, Source, SourceRows};
 use super::{Pass, PassKind, Plan};
 use crate::backend::{
-    for_each_chunk_bit_reversed, store_fence, GroupKernel, Kernels, RowMoves, RowsFrom, RowsTo,
-    StridedTiles,
+    for_each_chunk_bit_reversed, store_fence, Folded, GroupKernel, Kernels, RowMoves, RowsFrom,
+    RowsTo, StridedTiles,
 };
 use crate::transform::bit_reverse;
 
@@ -191,20 +191,14 @@ impl<F: Kernels> Plan<F> {
                         let row_shift = pass.log_block_rows - pass.layers.len();
                         let from = match source {
                             Some(SourceRows::Plain(src)) if !self.fold_twiddles.is_empty() => {
-                                // A pruned transform's fold, row by row into
-                                // the scratch rows the first group reads.
+                                // A pruned transform's fold, riding on the
+                                // first group's loads of the source rows.
                                 let at = (block * block_len) % unit;
-                                let first = tile.rows_of(&src[at..]);
-                                let (rows, run) = (first.rows(), first.width());
-                                for (j, &w) in self.fold_twiddles.iter().enumerate() {
-                                    let term = tile.rows_of(&src[at + (j + 1) * unit..]);
-                                    for (i, dst) in buf.chunks_exact_mut(run).take(rows).enumerate()
-                                    {
-                                        let a = (j == 0).then(|| first.row(i));
-                                        F::mul_add(self.kernels, dst, a, term.row(i), w);
-                                    }
-                                }
-                                None
+                                let fold = Folded {
+                                    terms: self.fold_twiddles.len(),
+                                    unit,
+                                };
+                                Some(tile.rows_of_folded(&src[at..], fold))
                             }
                             Some(SourceRows::Plain(src)) => {
                                 Some(tile.rows_of(&src[(block * block_len) % unit..]))
@@ -321,10 +315,13 @@ impl<F: Kernels> Plan<F> {
                 canonical_output: group.canonical_output,
                 whole_block: group.whole_block,
             };
-            let mut moves = RowMoves {
-                from: from.take(),
-                to: if index == last { to.take() } else { None },
+            let from = from.take();
+            // A fold rides on the first group's loads of the source rows.
+            let fold = match &from {
+                Some(f) if f.fold().terms > 0 => &self.fold_twiddles[..],
+                _ => &[],
             };
+            let mut moves = RowMoves::new(from, if index == last { to.take() } else { None }, fold);
             if let (Some(ring), true) = (&self.ring, group.whole_block) {
                 // Whole polynomials: the plan's ring kernel, on the tile's
                 // blocks (one item's polynomial each).

@@ -216,6 +216,44 @@ fn pruned_ntt_equals_the_prefix_of_the_full_one() {
     );
 }
 
+/// A shifted pruned NTT whose fold rides on the first gathered pass's loads
+/// equals the prefix of the full transform on every backend and thread
+/// count: 1, 3 and 15 fold terms (the SIMD kernels hold 7 coefficients in
+/// registers and broadcast the rest at each use), register-filling lanes
+/// and not, aligned rows and rows that start mid-register.
+#[test]
+fn a_fold_on_the_first_pass_loads_matches_the_full_transform() {
+    for (log_n, lanes, k) in [(12, 8, 1), (12, 3, 2), (11, 16, 4), (10, 8, 4)] {
+        let full = Transform::<Gf2_64>::additive_ntt(log_n)
+            .shift(Gf2_64::new(0x1234_5678_9abc_def1))
+            .lanes(lanes)
+            .batch(2);
+        let pruned = full.clone().retain_prefix(k);
+        let input = Rng(u64::from(log_n) << 8 | k as u64).vec::<Gf2_64>(full.input_len().unwrap());
+        let whole = run(&planner(roomy(), 1), &full, &input);
+        let item = whole.len() / 2;
+        let expected: Vec<Gf2_64> = whole
+            .chunks_exact(item)
+            .flat_map(|c| c[..item >> k].to_vec())
+            .collect();
+        for p in every_planner::<Gf2_64>(tiny()) {
+            let plan = p.plan(&pruned).unwrap();
+            assert!(
+                plan.to_string().contains("done as pass 1 loads its rows"),
+                "{plan}"
+            );
+            // Offset by one element: rows that start mid-register.
+            let mut shifted_input = vec![Gf2_64::ZERO; input.len() + 1];
+            shifted_input[1..].copy_from_slice(&input);
+            for source in [&input[..], &shifted_input[1..]] {
+                let mut out = vec![Gf2_64::ZERO; plan.len()];
+                plan.execute_from(source, &mut out).unwrap();
+                assert!(out == expected, "2^{log_n} × {lanes}, keep 2^-{k}\n{plan}");
+            }
+        }
+    }
+}
+
 /// A one-row message (`additive_encode(L, L)`, rate 2^−L) is allowed, as
 /// the definition allows: its codeword is the row at every point (X_0 = 1),
 /// in and out of place, on every backend; so is the LDE of one row.

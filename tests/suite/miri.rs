@@ -351,6 +351,48 @@ fn avx2_kernels() {
     );
 }
 
+/// A shifted pruned NTT whose fold rides on the first gathered pass's
+/// loads (the packed kernels read each row's fold terms beside it), out of
+/// place on every backend this CPU has; AVX-512 natively only (see
+/// `avx512_binary_fields`).
+#[test]
+fn pruned_fold_rides_on_the_first_pass_loads() {
+    let spec = Transform::<Gf2_64>::additive_ntt(LOG_N)
+        .shift(Gf2_64::new(0x1234_5678_9abc_def1))
+        .lanes(4)
+        .retain_prefix(1);
+    let input = Rng(5).vec::<Gf2_64>(spec.input_len().unwrap());
+    let expected = reference::evaluate(&spec, &input).unwrap();
+    let backends = [
+        Backend::Scalar,
+        Backend::Avx2,
+        Backend::Avx512,
+        Backend::Neon,
+    ];
+    let mut ran = 0;
+    for backend in backends {
+        if backend.check::<Gf2_64>().is_err() || (cfg!(miri) && backend == Backend::Avx512) {
+            continue;
+        }
+        let plan = Planner::new()
+            .backend(backend)
+            .budgets(Budgets::fixed(64, 128, 1 << 10))
+            .threads(Threads::Count(1))
+            .plan(&spec)
+            .unwrap();
+        let text = plan.to_string();
+        assert!(
+            text.contains("done as pass 1 loads its rows") && text.contains("pass 1     gathered"),
+            "{text}"
+        );
+        let mut out = vec![Gf2_64::ZERO; plan.len()];
+        plan.execute_from(&input, &mut out).unwrap();
+        assert!(out == expected, "{text}");
+        ran += 1;
+    }
+    assert!(ran >= 2, "the scalar backend and a SIMD one ran");
+}
+
 #[test]
 fn neon_every_family() {
     lattice_families(Backend::Neon);

@@ -16,6 +16,7 @@
 
 use core::marker::PhantomData;
 
+use crate::field::Field;
 use crate::transform::bit_reverse;
 
 mod reorder;
@@ -224,6 +225,7 @@ impl<'t, F: Copy> TileRows<'t, F> {
             rows: self.group_rows,
             width: run,
             reversed: false,
+            fold: Folded::NONE,
             _data: PhantomData,
         }
     }
@@ -259,12 +261,20 @@ impl<'t, F: Copy> TileRows<'t, F> {
     /// The same runs of `source` (one block laid out like the data's
     /// blocks) as rows to read: [`TileRows::gather_from`], fused.
     pub fn rows_of<'s>(&self, source: &'s [F]) -> RowsFrom<'s, F> {
+        self.rows_of_folded(source, Folded::NONE)
+    }
+
+    /// [`TileRows::rows_of`] with a pruned transform's fold riding on the
+    /// loads: row i reads as `source` row i plus `fold.terms` more terms,
+    /// `fold.unit` elements apart (see [`RowsFrom::folded`]).
+    pub fn rows_of_folded<'s>(&self, source: &'s [F], fold: Folded) -> RowsFrom<'s, F> {
         let start = self.offset_in_block * self.width;
-        RowsFrom::new(
+        RowsFrom::folded(
             &source[start..],
             self.group_rows,
             self.run_len(),
             self.stride * self.width,
+            fold,
         )
     }
 }
@@ -294,7 +304,25 @@ pub struct RowsFrom<'a, F> {
     /// Row i of the group's buffer is row BitRev(i) here (`rows` a power
     /// of two): a deep pass reading its block bit-reversed from the source.
     reversed: bool,
+    /// Further terms each row reads (a pruned transform's fold).
+    fold: Folded,
     _data: PhantomData<&'a [F]>,
+}
+
+/// The shape of a pruned transform's fold riding on a group's loads: each
+/// row a group reads is `row + Σ_t c_t · (row + (t + 1)·unit)`, with the
+/// coefficients c_t in [`RowMoves::fold`]. No terms: a plain read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Folded {
+    /// Terms beyond the row itself.
+    pub terms: usize,
+    /// Elements between consecutive terms.
+    pub unit: usize,
+}
+
+impl Folded {
+    /// No fold.
+    pub const NONE: Folded = Folded { terms: 0, unit: 0 };
 }
 
 /// As [`RowsFrom`], for a group's output: its last group stores the tile
@@ -313,24 +341,64 @@ pub struct RowsTo<'a, F> {
 
 /// Where a register group's rows come from and go to when they are not its
 /// own buffer's (see [`RowsFrom`]). The default for both is the buffer.
-#[derive(Debug, Default)]
-pub struct RowMoves<'a, F> {
+#[derive(Debug)]
+pub struct RowMoves<'a, F: Field> {
     pub(crate) from: Option<RowsFrom<'a, F>>,
     pub(crate) to: Option<RowsTo<'a, F>>,
+    /// The coefficients of the fold riding on `from`'s loads, one per term
+    /// of its [`Folded`] (empty: none).
+    pub(crate) fold: &'a [F::Twiddle],
+}
+
+impl<'a, F: Field> RowMoves<'a, F> {
+    /// Moves from and to the given rows; a fold on `from` takes its
+    /// coefficients from `fold` (checked: one per term).
+    pub(crate) fn new(
+        from: Option<RowsFrom<'a, F>>,
+        to: Option<RowsTo<'a, F>>,
+        fold: &'a [F::Twiddle],
+    ) -> Self {
+        let terms = from.as_ref().map_or(0, |f| f.fold.terms);
+        assert_eq!(terms, fold.len(), "one fold coefficient per term");
+        Self { from, to, fold }
+    }
 }
 
 impl<'a, F: Copy> RowsFrom<'a, F> {
     /// `rows` rows of `width` elements, `pitch` apart, from the start of `source`.
     pub(crate) fn new(source: &'a [F], rows: usize, width: usize, pitch: usize) -> Self {
-        assert!(rows > 0 && width <= pitch && (rows - 1) * pitch + width <= source.len());
+        Self::folded(source, rows, width, pitch, Folded::NONE)
+    }
+
+    /// As [`RowsFrom::new`], each row read with the further terms of `fold`
+    /// (which must lie inside `source` too).
+    pub(crate) fn folded(
+        source: &'a [F],
+        rows: usize,
+        width: usize,
+        pitch: usize,
+        fold: Folded,
+    ) -> Self {
+        assert!(rows > 0 && width <= pitch);
+        let end = (rows - 1) * pitch + width + fold.terms * fold.unit;
+        assert!(
+            end <= source.len(),
+            "every term of every row lies inside the source"
+        );
         Self {
             ptr: source.as_ptr(),
             pitch,
             rows,
             width,
             reversed: false,
+            fold,
             _data: PhantomData,
         }
+    }
+
+    /// The fold riding on these rows' loads.
+    pub(crate) fn fold(&self) -> Folded {
+        self.fold
     }
 
     /// As [`RowsFrom::new`], with row i of the group's buffer at row
@@ -356,11 +424,19 @@ impl<'a, F: Copy> RowsFrom<'a, F> {
     /// Row `i` (`width` elements).
     #[inline(always)]
     pub(crate) fn row(&self, i: usize) -> &[F] {
-        assert!(i < self.rows);
-        // SAFETY: `new` checked that every row lies inside `source` (`at`
-        // maps 0..rows onto itself: bit reversal of a power of two), which
-        // this borrows for 'a; nothing writes those rows while it lives.
-        unsafe { core::slice::from_raw_parts(self.ptr.add(self.at(i) * self.pitch), self.width) }
+        self.term_row(i, 0)
+    }
+
+    /// Term `t` (0: the row itself, up to `fold().terms`) of row `i`'s fold.
+    #[inline(always)]
+    pub(crate) fn term_row(&self, i: usize, t: usize) -> &[F] {
+        assert!(i < self.rows && t <= self.fold.terms);
+        let at = self.at(i) * self.pitch + t * self.fold.unit;
+        // SAFETY: `folded` checked that every term of every row lies inside
+        // `source` (`at` maps 0..rows onto itself: bit reversal of a power
+        // of two), which this borrows for 'a; nothing writes those rows
+        // while it lives.
+        unsafe { core::slice::from_raw_parts(self.ptr.add(at), self.width) }
     }
 
     /// Pointers to rows `first + j·step` for j < R, each to `width`
@@ -368,7 +444,8 @@ impl<'a, F: Copy> RowsFrom<'a, F> {
     /// registers. Pointers, not slices: a kernel whose destination rows are
     /// these same rows (an in-place gathered pass of one group) makes a
     /// fresh reference for each access, so that no reference to a row lives
-    /// across a write to it. Panics unless the last row exists.
+    /// across a write to it. Panics unless the last row exists. A row's
+    /// fold terms lie `t · fold().unit` elements on, for t ≤ `fold().terms`.
     #[inline(always)]
     pub(crate) fn row_ptrs<const R: usize>(&self, first: usize, step: usize) -> [*const F; R] {
         assert!(first + (R - 1) * step < self.rows);

@@ -103,6 +103,10 @@ fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVI
         "moved rows are the group's rows, whole registers"
     );
     let streaming = moves.to.as_ref().is_some_and(|to| to.streaming);
+    // A pruned transform's fold riding on the loads: its coefficients
+    // broadcast once per block, and where each term lies.
+    let unit = moves.from.as_ref().map_or(0, |f| f.fold().unit);
+    let fold = FoldTerms::<P>::new(moves.fold, unit);
     for r in 0..rows.per_run {
         let first = rows.first + r;
         let from = moves
@@ -140,6 +144,7 @@ fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVI
                 && to.is_some_and(|to| to.iter().all(|&t| (t as usize).is_multiple_of(P::ALIGN))));
         let set = MovingSet {
             from,
+            fold: &fold,
             to,
             r,
             per_run: rows.per_run,
@@ -163,9 +168,11 @@ fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVI
 /// Row r of every run of one butterfly set of a moving group: where its
 /// registers come from (`from`, else the block's rows) and go (`to`, else
 /// the block's rows).
-struct MovingSet<T, const R: usize> {
-    from: Option<[*const T; R]>,
-    to: Option<[*mut T; R]>,
+struct MovingSet<'f, P: Packed, const R: usize> {
+    from: Option<[*const P::F; R]>,
+    /// The fold riding on `from`'s loads.
+    fold: &'f FoldTerms<'f, P>,
+    to: Option<[*mut P::F; R]>,
     r: usize,
     per_run: usize,
     width: usize,
@@ -188,7 +195,7 @@ fn moving_register<
     const PAIR: bool,
 >(
     block: &mut [P::F],
-    set: &MovingSet<P::F, R>,
+    set: &MovingSet<'_, P, R>,
     c: usize,
     h: usize,
     w: &impl LayerTwiddles<P>,
@@ -218,7 +225,7 @@ fn moving_register<
 #[inline(always)]
 fn moving_load<P: Packed, const R: usize, const PAIR: bool>(
     block: &[P::F],
-    set: &MovingSet<P::F, R>,
+    set: &MovingSet<'_, P, R>,
     j: usize,
     c: usize,
     h: usize,
@@ -226,15 +233,72 @@ fn moving_load<P: Packed, const R: usize, const PAIR: bool>(
     let (width, l) = (set.width, P::LANES);
     let tail = width - (l - h);
     let row = (j * set.per_run + set.r) * width;
+    // Each term's `row_at` is as above, with `RowsFrom::folded`'s check
+    // that every term (t · unit elements on, t ≤ terms) of every row lies
+    // inside the source.
+    let load = |row: *const P::F| {
+        if PAIR {
+            // SAFETY: see above.
+            unsafe { P::load_pair(row_at(row, 0, h), row_at(row, tail, l - h), h) }
+        } else {
+            // SAFETY: see above.
+            P::load(unsafe { row_at(row, c, l) }, l)
+        }
+    };
     match set.from {
-        // SAFETY: see above.
-        Some(from) if PAIR => unsafe {
-            P::load_pair(row_at(from[j], 0, h), row_at(from[j], tail, l - h), h)
-        },
-        // SAFETY: see above.
-        Some(from) => P::load(unsafe { row_at(from[j], c, l) }, l),
+        Some(from) => {
+            let mut x = load(from[j]);
+            for t in 0..set.fold.terms() {
+                let term = from[j].wrapping_add((t + 1) * set.fold.unit);
+                x = x.add(load(term).mul(set.fold.coefficient(t)));
+            }
+            x
+        }
         None if PAIR => P::load_pair(&block[row..], &block[row + tail..], h),
         None => P::load(&block[row + c..], l),
+    }
+}
+
+/// The most fold terms whose coefficients are held broadcast (a pruned
+/// transform keeping 2^-3 of its rows has 7); further terms broadcast their
+/// coefficient at each use.
+const HELD_TERMS: usize = 7;
+
+/// A pruned transform's fold coefficients, the first [`HELD_TERMS`] as
+/// registers, and the elements between its terms.
+struct FoldTerms<'c, P: Packed> {
+    held: [P::Twiddle; HELD_TERMS],
+    coefficients: &'c [<P::F as Field>::Twiddle],
+    unit: usize,
+}
+
+impl<'c, P: Packed> FoldTerms<'c, P> {
+    #[inline(always)]
+    fn new(coefficients: &'c [<P::F as Field>::Twiddle], unit: usize) -> Self {
+        let one = <P::F as Field>::prepare_twiddle(<P::F as num_traits::One>::one());
+        let mut held = [P::broadcast(one); HELD_TERMS];
+        for (h, &c) in held.iter_mut().zip(coefficients) {
+            *h = P::broadcast(c);
+        }
+        Self {
+            held,
+            coefficients,
+            unit,
+        }
+    }
+
+    #[inline(always)]
+    fn terms(&self) -> usize {
+        self.coefficients.len()
+    }
+
+    /// Coefficient `t`, broadcast.
+    #[inline(always)]
+    fn coefficient(&self, t: usize) -> P::Twiddle {
+        match self.held.get(t) {
+            Some(&w) => w,
+            None => P::broadcast(self.coefficients[t]),
+        }
     }
 }
 
@@ -243,7 +307,7 @@ fn moving_load<P: Packed, const R: usize, const PAIR: bool>(
 fn moving_store<P: Packed, const R: usize, const PAIR: bool>(
     x: P,
     block: &mut [P::F],
-    set: &MovingSet<P::F, R>,
+    set: &MovingSet<'_, P, R>,
     j: usize,
     c: usize,
     h: usize,
