@@ -21,6 +21,9 @@ pub(crate) fn run_moving_body<P: Packed, const R: usize, const KIND: u8>(
         .scale
         .map(|s| P::broadcast(<P::F as Field>::prepare_twiddle(s)));
     let shifts = shift_twiddles::<P, KIND>(group.twiddles);
+    // A pruned transform's fold riding on the loads: a kernel of its own,
+    // so that groups without one keep their registers for butterflies.
+    let fold = moves.from.as_ref().is_some_and(|f| f.fold().terms > 0);
     for (b, (block, twiddles)) in buf
         .chunks_exact_mut(block_len)
         .zip(group.twiddles.chunks_exact(R - 1).cycle())
@@ -32,17 +35,24 @@ pub(crate) fn run_moving_body<P: Packed, const R: usize, const KIND: u8>(
             per_run: rows_per_run,
             width,
         };
-        if shifts {
+        if fold {
+            // General products (right for any twiddle, ±2^k included).
+            if first_trivial {
+                run_block_moving::<P, R, KIND, true, true>(block, rows, &w, scale, moves);
+            } else {
+                run_block_moving::<P, R, KIND, false, true>(block, rows, &w, scale, moves);
+            }
+        } else if shifts {
             let w = Pow2Twiddles::<P, R>::new(w, twiddles);
             if first_trivial {
-                run_block_moving::<P, R, KIND, true>(block, rows, &w, scale, moves);
+                run_block_moving::<P, R, KIND, true, false>(block, rows, &w, scale, moves);
             } else {
-                run_block_moving::<P, R, KIND, false>(block, rows, &w, scale, moves);
+                run_block_moving::<P, R, KIND, false, false>(block, rows, &w, scale, moves);
             }
         } else if first_trivial {
-            run_block_moving::<P, R, KIND, true>(block, rows, &w, scale, moves);
+            run_block_moving::<P, R, KIND, true, false>(block, rows, &w, scale, moves);
         } else {
-            run_block_moving::<P, R, KIND, false>(block, rows, &w, scale, moves);
+            run_block_moving::<P, R, KIND, false, false>(block, rows, &w, scale, moves);
         }
     }
 }
@@ -88,7 +98,13 @@ unsafe fn row_at_mut<'r, T>(row: *mut T, c: usize, n: usize) -> &'r mut [T] {
     reason = "plain index loops: iterator adapters here left calls in the kernel"
 )]
 #[inline(always)]
-fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
+fn run_block_moving<
+    P: Packed,
+    const R: usize,
+    const KIND: u8,
+    const FIRST_TRIVIAL: bool,
+    const FOLD: bool,
+>(
     block: &mut [P::F],
     rows: BlockRows,
     w: &impl LayerTwiddles<P>,
@@ -106,7 +122,7 @@ fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVI
     // A pruned transform's fold riding on the loads: its coefficients
     // broadcast once per block, and where each term lies.
     let unit = moves.from.as_ref().map_or(0, |f| f.fold().unit);
-    let fold = FoldTerms::<P>::new(moves.fold, unit);
+    let fold = FOLD.then(|| FoldTerms::<P>::new(moves.fold, unit));
     for r in 0..rows.per_run {
         let first = rows.first + r;
         let from = moves
@@ -144,7 +160,7 @@ fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVI
                 && to.is_some_and(|to| to.iter().all(|&t| (t as usize).is_multiple_of(P::ALIGN))));
         let set = MovingSet {
             from,
-            fold: &fold,
+            fold: fold.as_ref(),
             to,
             r,
             per_run: rows.per_run,
@@ -157,10 +173,10 @@ fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVI
             (0, width)
         };
         for c in (first..end).step_by(P::LANES) {
-            moving_register::<P, R, KIND, FIRST_TRIVIAL, false>(block, &set, c, 0, w, scale);
+            moving_register::<P, R, KIND, FIRST_TRIVIAL, FOLD, false>(block, &set, c, 0, w, scale);
         }
         if h > 0 {
-            moving_register::<P, R, KIND, FIRST_TRIVIAL, true>(block, &set, 0, h, w, scale);
+            moving_register::<P, R, KIND, FIRST_TRIVIAL, FOLD, true>(block, &set, 0, h, w, scale);
         }
     }
 }
@@ -170,8 +186,8 @@ fn run_block_moving<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVI
 /// the block's rows).
 struct MovingSet<'f, P: Packed, const R: usize> {
     from: Option<[*const P::F; R]>,
-    /// The fold riding on `from`'s loads.
-    fold: &'f FoldTerms<'f, P>,
+    /// The fold riding on `from`'s loads (where the kernel folds).
+    fold: Option<&'f FoldTerms<'f, P>>,
     to: Option<[*mut P::F; R]>,
     r: usize,
     per_run: usize,
@@ -192,6 +208,7 @@ fn moving_register<
     const R: usize,
     const KIND: u8,
     const FIRST_TRIVIAL: bool,
+    const FOLD: bool,
     const PAIR: bool,
 >(
     block: &mut [P::F],
@@ -201,9 +218,9 @@ fn moving_register<
     w: &impl LayerTwiddles<P>,
     scale: Option<P::Twiddle>,
 ) {
-    let mut x = [moving_load::<P, R, PAIR>(block, set, 0, c, h); R];
+    let mut x = [moving_load::<P, R, FOLD, PAIR>(block, set, 0, c, h); R];
     for j in 1..R {
-        x[j] = moving_load::<P, R, PAIR>(block, set, j, c, h);
+        x[j] = moving_load::<P, R, FOLD, PAIR>(block, set, j, c, h);
     }
     butterflies::<P, R, KIND, FIRST_TRIVIAL>(&mut x, w, scale);
     for j in 0..R {
@@ -223,7 +240,7 @@ fn moving_register<
 /// The register of run j of [`moving_register`]. Plain functions, not
 /// closures: they must inline into the target-feature loops.
 #[inline(always)]
-fn moving_load<P: Packed, const R: usize, const PAIR: bool>(
+fn moving_load<P: Packed, const R: usize, const FOLD: bool, const PAIR: bool>(
     block: &[P::F],
     set: &MovingSet<'_, P, R>,
     j: usize,
@@ -248,9 +265,11 @@ fn moving_load<P: Packed, const R: usize, const PAIR: bool>(
     match set.from {
         Some(from) => {
             let mut x = load(from[j]);
-            for t in 0..set.fold.terms() {
-                let term = from[j].wrapping_add((t + 1) * set.fold.unit);
-                x = x.add(load(term).mul(set.fold.coefficient(t)));
+            if let (true, Some(fold)) = (FOLD, set.fold) {
+                for t in 0..fold.terms() {
+                    let term = from[j].wrapping_add((t + 1) * fold.unit);
+                    x = x.add(load(term).mul(fold.coefficient(t)));
+                }
             }
             x
         }
