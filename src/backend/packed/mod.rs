@@ -673,16 +673,15 @@ fn run_block<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: boo
     } else {
         (0, run_len)
     };
-    for start in (first..end).step_by(P::LANES) {
-        let n = P::LANES.min(end - start);
-        let mut x = [P::load(&block[start..], n); R];
-        for j in 1..R {
-            x[j] = P::load(&block[j * run_len + start..], n);
-        }
-        butterflies::<P, R, KIND, FIRST_TRIVIAL>(&mut x, w, scale);
-        for (j, v) in x.iter().enumerate() {
-            v.store(&mut block[j * run_len + start..], n);
-        }
+    // Whole registers with full loads and stores (a constant mask, which
+    // the ISAs' masked forms fold away), then a partial last register where
+    // a run is not whole registers.
+    let whole = first + (end - first) / P::LANES * P::LANES;
+    for start in (first..whole).step_by(P::LANES) {
+        block_register::<P, R, KIND, FIRST_TRIVIAL>(block, run_len, start, P::LANES, w, scale);
+    }
+    if whole < end {
+        block_register::<P, R, KIND, FIRST_TRIVIAL>(block, run_len, whole, end - whole, w, scale);
     }
     // A misaligned block (run_len whole registers, so every run shares the
     // block's alignment): aligned registers, then the register of each run's
@@ -700,6 +699,30 @@ fn run_block<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: boo
             let (head, rest) = block[j * run_len..].split_at_mut(tail);
             v.store_pair(head, rest, h);
         }
+    }
+}
+
+/// The butterflies of the `n` elements at `start` of every run of a block.
+#[allow(
+    clippy::needless_range_loop,
+    reason = "plain index loops: iterator adapters here left calls in the kernel"
+)]
+#[inline(always)]
+fn block_register<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
+    block: &mut [P::F],
+    run_len: usize,
+    start: usize,
+    n: usize,
+    w: &impl LayerTwiddles<P>,
+    scale: Option<P::Twiddle>,
+) {
+    let mut x = [P::load(&block[start..], n); R];
+    for j in 1..R {
+        x[j] = P::load(&block[j * run_len + start..], n);
+    }
+    butterflies::<P, R, KIND, FIRST_TRIVIAL>(&mut x, w, scale);
+    for (j, v) in x.iter().enumerate() {
+        v.store(&mut block[j * run_len + start..], n);
     }
 }
 
