@@ -502,17 +502,34 @@ pub(crate) fn mul_add_body<P: Packed>(
     let n = dst.len();
     assert!(b.len() >= n && a.is_none_or(|a| a.len() >= n));
     let w = P::broadcast(c);
-    let mut at = 0;
-    while at < n {
-        let m = (n - at).min(P::LANES);
-        let x = match a {
-            Some(a) => P::load(&a[at..], m),
-            None => P::load(&dst[at..], m),
-        };
-        let y = P::load(&b[at..], m);
-        x.add(y.mul(w)).store(&mut dst[at..], m);
-        at += m;
+    // Whole registers with a constant count (plain loads and stores), then
+    // the partial tail.
+    let whole = n / P::LANES * P::LANES;
+    for at in (0..whole).step_by(P::LANES) {
+        mul_add_register::<P>(dst, a, b, w, at, P::LANES);
     }
+    if whole < n {
+        mul_add_register::<P>(dst, a, b, w, whole, n - whole);
+    }
+}
+
+/// The `m` elements at `at` of [`mul_add_body`]. A plain function, not a
+/// closure: it must inline into the target-feature loop.
+#[inline(always)]
+fn mul_add_register<P: Packed>(
+    dst: &mut [P::F],
+    a: Option<&[P::F]>,
+    b: &[P::F],
+    w: P::Twiddle,
+    at: usize,
+    m: usize,
+) {
+    let x = match a {
+        Some(a) => P::load(&a[at..], m),
+        None => P::load(&dst[at..], m),
+    };
+    let y = P::load(&b[at..], m);
+    x.add(y.mul(w)).store(&mut dst[at..], m);
 }
 
 pub(crate) const CT: u8 = 0;

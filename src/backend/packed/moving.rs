@@ -250,31 +250,48 @@ fn moving_load<P: Packed, const R: usize, const FOLD: bool, const PAIR: bool>(
     let (width, l) = (set.width, P::LANES);
     let tail = width - (l - h);
     let row = (j * set.per_run + set.r) * width;
-    // Each term's `row_at` is as above, with `RowsFrom::folded`'s check
-    // that every term (t · unit elements on, t ≤ terms) of every row lies
-    // inside the source.
-    let load = |row: *const P::F| {
-        if PAIR {
-            // SAFETY: see above.
-            unsafe { P::load_pair(row_at(row, 0, h), row_at(row, tail, l - h), h) }
-        } else {
-            // SAFETY: see above.
-            P::load(unsafe { row_at(row, c, l) }, l)
-        }
-    };
     match set.from {
         Some(from) => {
-            let mut x = load(from[j]);
+            // SAFETY: see above.
+            let mut x = unsafe { load_from::<P, PAIR>(from[j], c, h, tail) };
             if let (true, Some(fold)) = (FOLD, set.fold) {
                 for t in 0..fold.terms() {
                     let term = from[j].wrapping_add((t + 1) * fold.unit);
-                    x = x.add(load(term).mul(fold.coefficient(t)));
+                    // SAFETY: as above, with `RowsFrom::folded`'s check that
+                    // every term (t · unit elements on, t ≤ terms) of every
+                    // row lies inside the source.
+                    let y = unsafe { load_from::<P, PAIR>(term, c, h, tail) };
+                    x = x.add(y.mul(fold.coefficient(t)));
                 }
             }
             x
         }
         None if PAIR => P::load_pair(&block[row..], &block[row + tail..], h),
         None => P::load(&block[row + c..], l),
+    }
+}
+
+/// The register at column `c` of the source row at `row` (`PAIR`: the pair
+/// of its first `h` elements and those from `tail` on).
+///
+/// # Safety
+/// `row` points at a row of at least `tail + LANES − h` elements (`PAIR`)
+/// or `c + LANES` elements, valid for reads, which nothing writes while this
+/// runs.
+#[inline(always)]
+unsafe fn load_from<P: Packed, const PAIR: bool>(
+    row: *const P::F,
+    c: usize,
+    h: usize,
+    tail: usize,
+) -> P {
+    let l = P::LANES;
+    if PAIR {
+        // SAFETY: the caller's contract.
+        unsafe { P::load_pair(row_at(row, 0, h), row_at(row, tail, l - h), h) }
+    } else {
+        // SAFETY: the caller's contract.
+        P::load(unsafe { row_at(row, c, l) }, l)
     }
 }
 
