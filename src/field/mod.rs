@@ -40,7 +40,9 @@ pub use goldilocks::Goldilocks;
 pub(crate) use lattice::LatticeField;
 pub use mldsa::MlDsa;
 pub use mlkem::MlKem;
-pub use monty31::{BabyBear, BabyBearParams, KoalaBear, KoalaBearParams, Monty31, MontyParams};
+pub use monty31::{
+    BabyBear, BabyBearParams, KoalaBear, KoalaBearParams, Monty31, MontyParams, ShoupTwiddle,
+};
 
 /// A finite field element, stored as one fixed-size value.
 ///

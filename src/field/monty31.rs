@@ -136,10 +136,6 @@ impl<P: MontyParams> Monty31<P> {
     /// from the Montgomery word w̃ = w·2^32 mod p without a division:
     /// w·2^32 = k·p + w̃ gives k ≡ −w̃·p⁻¹ (mod 2^32) and w = (k·p + w̃)/2^32.
     #[inline(always)]
-    #[cfg_attr(
-        not(target_arch = "x86_64"),
-        allow(dead_code, reason = "only the x86-64 kernels multiply Shoup's way")
-    )]
     pub(crate) const fn shoup(self) -> (u32, u32) {
         let m = self.value;
         let k = m.wrapping_mul(Self::P_INV).wrapping_neg();
@@ -234,18 +230,80 @@ impl<P: MontyParams> core::fmt::Display for Monty31<P> {
     }
 }
 
-impl<P: MontyParams> Field for Monty31<P> {
-    const NAME: &'static str = P::NAME;
-    type Twiddle = Self;
+/// A 31-bit Montgomery field's twiddle as plans store it, prepared for
+/// Shoup's multiplication: the element's canonical value w and its quotient
+/// k = ⌊w·2^32/p⌋ ([`Field::Twiddle`] of [`Monty31`]).
+///
+/// The SIMD kernels load both words as they are (a broadcast twiddle is two
+/// broadcast loads, a register of per-lane twiddles two vector loads), where
+/// a Montgomery word would have to be turned into the pair on every load.
+/// The product `a·w − ⌊a·k/2^32⌋·p` lies in [0, 2p) for every u32 `a`;
+/// for a Montgomery word ã = a·2^32 mod p it is the Montgomery word of a·w.
+///
+/// ```
+/// use nttfuse::{BabyBear, Field};
+/// let (a, w) = (BabyBear::new(12345), BabyBear::new(678));
+/// let t = BabyBear::prepare_twiddle(w);
+/// assert_eq!(t.element(), w);
+/// assert_eq!(a.mul_twiddle(t), a * w);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(C)]
+pub struct ShoupTwiddle<P: MontyParams> {
+    w: u32,
+    k: u32,
+    _params: PhantomData<P>,
+}
 
+impl<P: MontyParams> ShoupTwiddle<P> {
+    /// The twiddle of `x`.
     #[inline(always)]
-    fn prepare_twiddle(w: Self) -> Self {
-        w
+    pub const fn new(x: Monty31<P>) -> Self {
+        let (w, k) = x.shoup();
+        Self {
+            w,
+            k,
+            _params: PhantomData,
+        }
     }
 
+    /// The element this twiddle multiplies by (its Montgomery word is
+    /// −k·p mod 2^32: w·2^32 = k·p + w̃ with 0 ≤ w̃ < p).
     #[inline(always)]
-    fn mul_twiddle(self, w: Self) -> Self {
-        self * w
+    pub const fn element(self) -> Monty31<P> {
+        Monty31::from_raw(self.k.wrapping_mul(P::PRIME).wrapping_neg())
+    }
+
+    /// The canonical value w.
+    #[inline(always)]
+    pub const fn plain(self) -> u32 {
+        self.w
+    }
+
+    /// The Shoup quotient k = ⌊w·2^32/p⌋.
+    #[inline(always)]
+    pub const fn quotient(self) -> u32 {
+        self.k
+    }
+}
+
+impl<P: MontyParams> Field for Monty31<P> {
+    const NAME: &'static str = P::NAME;
+    type Twiddle = ShoupTwiddle<P>;
+
+    #[inline(always)]
+    fn prepare_twiddle(w: Self) -> ShoupTwiddle<P> {
+        ShoupTwiddle::new(w)
+    }
+
+    /// Shoup's product: `ã·w − ⌊ã·k/2^32⌋·p` in [0, 2p), then one
+    /// conditional subtraction (branch-free); the same word as `self * w`.
+    #[inline(always)]
+    fn mul_twiddle(self, t: ShoupTwiddle<P>) -> Self {
+        let a = self.value;
+        let q = ((a as u64 * t.k as u64) >> 32) as u32;
+        let r = a.wrapping_mul(t.w).wrapping_sub(q.wrapping_mul(P::PRIME));
+        Self::from_raw(r.min(r.wrapping_sub(P::PRIME)))
     }
 
     fn from_u64(x: u64) -> Self {
@@ -298,5 +356,34 @@ mod tests {
     fn shoup_pairs_match_their_definition() {
         shoup_matches_division::<BabyBearParams>();
         shoup_matches_division::<KoalaBearParams>();
+    }
+
+    /// Plans' twiddles (`ShoupTwiddle`): the element reads back, and the
+    /// scalar Shoup product is the Montgomery product bit for bit, for every
+    /// pair of edge and spread-out elements (the Montgomery words 0, 1,
+    /// p − 1 … among the operands as well as the values).
+    fn shoup_twiddles_multiply_as_the_field<P: MontyParams>() {
+        let p = P::PRIME;
+        let words = [0, 1, 2, p / 2, p / 2 + 1, p - 2, p - 1];
+        let elements: Vec<Monty31<P>> = words
+            .iter()
+            .map(|&m| Monty31::from_monty(m).unwrap())
+            .chain(words.iter().map(|&x| Monty31::new(x)))
+            .chain((1..40u64).map(|i| Monty31::from_u64(i.wrapping_mul(0x9e37_79b9_7f4a_7c15))))
+            .collect();
+        for &w in &elements {
+            let t = Monty31::prepare_twiddle(w);
+            assert_eq!(t.element(), w);
+            assert_eq!(t.plain(), w.value());
+            for &a in &elements {
+                assert_eq!(a.mul_twiddle(t), a * w, "{a:?} · {w:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn shoup_twiddles_equal_montgomery_products() {
+        shoup_twiddles_multiply_as_the_field::<BabyBearParams>();
+        shoup_twiddles_multiply_as_the_field::<KoalaBearParams>();
     }
 }

@@ -19,7 +19,7 @@ pub(crate) mod products;
 pub(crate) mod ring;
 
 use crate::backend::packed::{Packed, PowerOfTwo};
-use crate::field::{Gf2_64, Goldilocks, Monty31, MontyParams, FOLD_TOP_NIBBLE};
+use crate::field::{Gf2_64, Goldilocks, Monty31, MontyParams, ShoupTwiddle, FOLD_TOP_NIBBLE};
 use core::arch::x86_64::*;
 use core::marker::PhantomData;
 
@@ -255,14 +255,13 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
     }
 
     #[inline(always)]
-    fn broadcast(w: Self::F) -> MontyTwiddle {
-        let (plain, k) = w.shoup();
+    fn broadcast(t: ShoupTwiddle<P>) -> MontyTwiddle {
         // SAFETY: AVX was detected before any kernel runs.
         unsafe {
             // Opaque, so LLVM does not see a splat it can multiply as 64 bits.
-            let k = opaque(_mm256_set1_epi32(k as i32));
+            let k = opaque(_mm256_set1_epi32(t.quotient() as i32));
             MontyTwiddle {
-                w: _mm256_set1_epi32(plain as i32),
+                w: _mm256_set1_epi32(t.plain() as i32),
                 k,
                 k_odd: k,
             }
@@ -310,38 +309,44 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
     }
 
     #[inline(always)]
-    fn load_twiddles(w: &[Self::F], shift: usize) -> MontyTwiddle {
+    fn load_twiddles(t: &[ShoupTwiddle<P>], shift: usize) -> MontyTwiddle {
         let n = 8 >> shift;
         // SAFETY: AVX2 was detected before any kernel runs.
-        unsafe {
-            let v = load_words::<Self::F, 8>(w, n);
-            // Lane i takes word i >> shift.
-            let idx = _mm256_srlv_epi32(
-                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                _mm256_set1_epi32(shift as i32),
-            );
-            let m = _mm256_permutevar8x32_epi32(v, idx);
-            let neg_p_inv = _mm256_set1_epi32(Monty31::<P>::P_INV.wrapping_neg() as i32);
-            let k = _mm256_mullo_epi32(m, neg_p_inv);
-            let k_odd = odd_lanes(k);
-            // w = (k·p + w̃) / 2^32, exactly, on the even and the odd lanes.
-            let p = Self::prime();
-            let even = _mm256_add_epi64(
-                _mm256_mul_epu32(k, p),
-                _mm256_and_si256(m, _mm256_set1_epi64x(0xffff_ffff)),
-            );
-            let odd = _mm256_add_epi64(_mm256_mul_epu32(k_odd, p), _mm256_srli_epi64::<32>(m));
-            MontyTwiddle {
-                w: high_halves(even, odd),
-                k,
-                k_odd,
+        let (w, k) = unsafe {
+            if n == 8 {
+                // Each half's four pairs (w, k) sorted into [w w w w k k k k],
+                // then the halves' w and k quarters put together.
+                let sort = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+                let a = _mm256_permutevar8x32_epi32(load_words::<_, 4>(t, 4), sort);
+                let b = _mm256_permutevar8x32_epi32(load_words::<_, 4>(&t[4..], 4), sort);
+                (
+                    _mm256_permute2x128_si256::<0x20>(a, b),
+                    _mm256_permute2x128_si256::<0x31>(a, b),
+                )
+            } else {
+                // Lane i takes pair i >> shift: words 2·(i >> shift) and the next.
+                let v = load_words::<_, 4>(t, n);
+                let pair = _mm256_slli_epi32::<1>(_mm256_srlv_epi32(
+                    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                    _mm256_set1_epi32(shift as i32),
+                ));
+                (
+                    _mm256_permutevar8x32_epi32(v, pair),
+                    _mm256_permutevar8x32_epi32(v, _mm256_add_epi32(pair, _mm256_set1_epi32(1))),
+                )
             }
+        };
+        MontyTwiddle {
+            w,
+            k,
+            // SAFETY: AVX2 was detected before any kernel runs.
+            k_odd: unsafe { _mm256_srli_epi64::<32>(k) },
         }
     }
 
     #[inline(always)]
-    fn twiddle_is_trivial(w: &Self::F) -> bool {
-        *w == Monty31::<P>::ONE
+    fn twiddle_is_trivial(t: &ShoupTwiddle<P>) -> bool {
+        t.plain() == 1
     }
 }
 

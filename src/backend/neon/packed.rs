@@ -5,7 +5,7 @@
 
 use crate::backend::packed::Packed;
 use crate::field::FOLD_TOP_NIBBLE;
-use crate::field::{Gf2_64, Monty31, MontyParams};
+use crate::field::{Gf2_64, Monty31, MontyParams, ShoupTwiddle};
 use core::arch::aarch64::*;
 
 /// The packed kernel compiled with NEON alone (the prime fields), so CPUs
@@ -196,8 +196,8 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
     }
 
     #[inline(always)]
-    fn broadcast(w: Self::F) -> (uint32x4_t, uint32x4_t) {
-        let m = w.to_monty();
+    fn broadcast(t: ShoupTwiddle<P>) -> (uint32x4_t, uint32x4_t) {
+        let m = t.element().to_monty();
         // SAFETY: NEON is baseline on AArch64.
         unsafe {
             (
@@ -264,8 +264,8 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
     }
 
     #[inline(always)]
-    fn load_twiddles(w: &[Self::F], shift: usize) -> (uint32x4_t, uint32x4_t) {
-        let lanes: [u32; 4] = core::array::from_fn(|i| w[i >> shift].to_monty());
+    fn load_twiddles(t: &[ShoupTwiddle<P>], shift: usize) -> (uint32x4_t, uint32x4_t) {
+        let lanes: [u32; 4] = core::array::from_fn(|i| t[i >> shift].element().to_monty());
         // SAFETY: NEON is baseline on AArch64; `lanes` is four readable u32.
         unsafe {
             let w = vld1q_u32(lanes.as_ptr());
@@ -274,8 +274,8 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
     }
 
     #[inline(always)]
-    fn twiddle_is_trivial(w: &Self::F) -> bool {
-        *w == Monty31::<P>::ONE
+    fn twiddle_is_trivial(t: &ShoupTwiddle<P>) -> bool {
+        t.plain() == 1
     }
 }
 

@@ -48,18 +48,32 @@ const fn spread_indices<const N: usize>(shift: usize) -> [u32; N] {
     idx
 }
 
+/// `permutex2var` indices gathering `16 >> shift` (w, k) word pairs of
+/// Shoup twiddles over 16 lanes: `[0]` takes lane x's w (word 2·(x >> shift)),
+/// `[1]` its k (the word after it).
+const fn pair_indices(shift: usize) -> [[u32; 16]; 2] {
+    let mut idx = [[0u32; 16]; 2];
+    let mut x = 0;
+    while x < 16 {
+        idx[0][x] = 2 * (x >> shift) as u32;
+        idx[1][x] = 2 * (x >> shift) as u32 + 1;
+        x += 1;
+    }
+    idx
+}
+
 const EXCHANGE_32: [[[u32; 16]; 2]; 4] = [
     exchange_indices::<16>(0),
     exchange_indices::<16>(1),
     exchange_indices::<16>(2),
     exchange_indices::<16>(3),
 ];
-const SPREAD_32: [[u32; 16]; 5] = [
-    spread_indices::<16>(0),
-    spread_indices::<16>(1),
-    spread_indices::<16>(2),
-    spread_indices::<16>(3),
-    spread_indices::<16>(4),
+const PAIRS_32: [[[u32; 16]; 2]; 5] = [
+    pair_indices(0),
+    pair_indices(1),
+    pair_indices(2),
+    pair_indices(3),
+    pair_indices(4),
 ];
 const EXCHANGE_64: [[[u64; 8]; 2]; 3] = widen(&[
     exchange_indices::<8>(0),

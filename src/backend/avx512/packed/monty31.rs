@@ -68,7 +68,7 @@ fn odd_lanes(a: __m512i) -> __m512i {
 #[derive(Clone, Copy)]
 pub(crate) struct PackedMonty31<P: MontyParams>(__m512i, core::marker::PhantomData<P>);
 
-use crate::field::{Monty31, MontyParams};
+use crate::field::{Monty31, MontyParams, ShoupTwiddle};
 
 impl<P: MontyParams> PackedMonty31<P> {
     #[inline(always)]
@@ -112,14 +112,13 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
     }
 
     #[inline(always)]
-    fn broadcast(w: Self::F) -> MontyTwiddle {
-        let (plain, k) = w.shoup();
+    fn broadcast(t: ShoupTwiddle<P>) -> MontyTwiddle {
         // SAFETY: AVX-512 F was detected before any kernel runs.
         unsafe {
             // Opaque, so LLVM does not see a splat it can multiply as 64 bits.
-            let k = opaque(_mm512_set1_epi32(k as i32));
+            let k = opaque(_mm512_set1_epi32(t.quotient() as i32));
             MontyTwiddle {
-                w: _mm512_set1_epi32(plain as i32),
+                w: _mm512_set1_epi32(t.plain() as i32),
                 k,
                 k_odd: k,
             }
@@ -173,35 +172,36 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
     }
 
     #[inline(always)]
-    fn load_twiddles(w: &[Self::F], shift: usize) -> MontyTwiddle {
+    fn load_twiddles(t: &[ShoupTwiddle<P>], shift: usize) -> MontyTwiddle {
         let n = 16 >> shift;
-        assert!(w.len() >= n);
-        // SAFETY: AVX-512 F was detected before any kernel runs; the masked
-        // load reads only the first n twiddles (u32 Montgomery forms,
-        // `Monty31` is `repr(transparent)`), which are in bounds.
+        assert!(t.len() >= n);
+        let words = t.as_ptr().cast::<i32>();
+        // SAFETY: AVX-512 F was detected before any kernel runs. The loads
+        // read only the first n twiddles' 2n words, which are in bounds
+        // (`ShoupTwiddle` is `repr(C)`: w, then k, as two u32): all 32 for 16
+        // twiddles, else the first 2n ≤ 16 masked.
         unsafe {
-            let v = _mm512_maskz_loadu_epi32(lanes_mask(n), w.as_ptr().cast());
-            let m = permute2_32(v, &SPREAD_32[shift], v);
-            let neg_p_inv = _mm512_set1_epi32(Monty31::<P>::P_INV.wrapping_neg() as i32);
-            let k = _mm512_mullo_epi32(m, neg_p_inv);
-            let k_odd = odd_lanes(k);
-            // w = (k·p + w̃) / 2^32, exactly, on the even and the odd lanes.
-            let p = Self::prime();
-            let even = _mm512_add_epi64(
-                _mm512_mul_epu32(k, p),
-                _mm512_and_si512(m, _mm512_set1_epi64(0xffff_ffff)),
-            );
-            let odd = _mm512_add_epi64(_mm512_mul_epu32(k_odd, p), _mm512_srli_epi64::<32>(m));
+            let (lo, hi) = if n == 16 {
+                (
+                    _mm512_loadu_si512(words.cast()),
+                    _mm512_loadu_si512(words.add(16).cast()),
+                )
+            } else {
+                let v = _mm512_maskz_loadu_epi32(lanes_mask(2 * n), words.cast());
+                (v, v)
+            };
+            let [iw, ik] = &PAIRS_32[shift];
+            let k = permute2_32(lo, ik, hi);
             MontyTwiddle {
-                w: high_halves(even, odd),
+                w: permute2_32(lo, iw, hi),
                 k,
-                k_odd,
+                k_odd: _mm512_srli_epi64::<32>(k),
             }
         }
     }
 
     #[inline(always)]
-    fn twiddle_is_trivial(w: &Self::F) -> bool {
-        *w == Monty31::<P>::ONE
+    fn twiddle_is_trivial(t: &ShoupTwiddle<P>) -> bool {
+        t.plain() == 1
     }
 }
