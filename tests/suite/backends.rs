@@ -68,9 +68,13 @@ fn agree<F: Kernels>(shape: &Shape, spec: Transform<F>) -> bool {
 }
 
 /// Budgets under which 2^10–2^12-row transforms take gathered passes of
-/// several register groups.
+/// several register groups (radix 8 at most: with AVX-512's radix 16 those
+/// passes would be one group).
 fn medium() -> Budgets {
-    Budgets::fixed(4 << 10, 8 << 10, 256 << 10)
+    Budgets {
+        register_values: Some(8),
+        ..Budgets::fixed(4 << 10, 8 << 10, 256 << 10)
+    }
 }
 
 /// Whether the plan has a gathered pass of at least two register groups.
@@ -114,6 +118,52 @@ fn multi_group_gathered_passes_agree_bit_for_bit() {
         any(target_arch = "x86_64", target_arch = "aarch64")
     ));
     assert!(checked > 0 || !expected, "no SIMD backend ran");
+}
+
+/// AVX-512's register groups take up to 16 values (radix 16): its plans
+/// have 4-layer groups in gathered passes (rows read from and stored to the
+/// data far apart) and in deep passes, and they equal the scalar bits for
+/// every packed field, out of place and in place, 1 and 2 threads.
+#[test]
+fn radix_16_groups_agree_bit_for_bit() {
+    fn has_radix_16<F: Kernels>(plan: &Plan<F>, kind: PassKind) -> bool {
+        plan.steps().iter().any(|s| {
+            matches!(s, Step::Pass(p) if p.kind == kind
+                && p.groups.iter().any(|g| g.layers.len() == 4 && !g.whole_block))
+        })
+    }
+    fn check<F: Kernels>(spec: Transform<F>) {
+        let input = Rng(16).vec::<F>(spec.input_len().unwrap());
+        let expected = run(&planner_on(Backend::Scalar, roomy(), 1), &spec, &input);
+        // For each pass kind, the first budgets (smallest first) whose plan
+        // has such a group there.
+        for kind in [PassKind::Gathered, PassKind::Deep] {
+            let budgets = (2..=12)
+                .map(|k| Budgets::fixed(1 << (k + 8), 1 << (k + 10), 1 << (k + 16)))
+                .find(|&b| {
+                    let plan = planner_on(Backend::Avx512, b, 1).plan(&spec).unwrap();
+                    has_radix_16(&plan, kind)
+                })
+                .unwrap_or_else(|| {
+                    panic!("no budgets give {} a radix-16 {kind:?} group", spec.describe())
+                });
+            for threads in [1, 2] {
+                let planner = planner_on(Backend::Avx512, budgets, threads);
+                assert!(run(&planner, &spec, &input) == expected, "{}", spec.describe());
+                assert!(run_in_place(&planner, &spec, &input) == expected, "{}", spec.describe());
+            }
+        }
+    }
+    if Backend::Avx512.check::<BabyBear>().is_err() {
+        // The AVX-512 golden plans say the same: this CPU cannot run them.
+        eprintln!("radix_16_groups_agree_bit_for_bit: no AVX-512 on this CPU");
+        return;
+    }
+    check(Transform::<BabyBear>::dft(13).lanes(16));
+    check(Transform::<BabyBear>::dft_encode(12, LogBlowup(1), BabyBear::new(7)).lanes(32));
+    check(Transform::<Goldilocks>::idft(13).lanes(8));
+    check(Transform::<Gf2_64>::additive_ntt(13).lanes(8));
+    check(Transform::<Gf2_64>::additive_encode(12, LogBlowup(1)).lanes(56));
 }
 
 #[test]
