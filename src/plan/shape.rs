@@ -9,6 +9,13 @@ use alloc::vec::Vec;
 /// Consecutive bytes a gathered pass moves at a time: 4 cache lines, so every
 /// run is whole lines and the hardware prefetcher sees a stream.
 const MIN_RUN_BYTES: usize = 256;
+/// The largest radix (log₂) of a gathered pass's groups. Its first and last
+/// groups move rows between the data and the tile, a source and a
+/// destination pointer per row (and one per fold term), and at radix 16
+/// those no longer fit the registers beside the data: a pruned GF(2^64)
+/// NTT 2^20 × 8 whose first pass folded into one radix-16 group took 1.2 ×
+/// as long as with radix-8 groups (Intel Xeon, 1 thread).
+const MAX_MOVING_LOG_RADIX: usize = 3;
 /// Below this many bytes a pass runs on one thread: spreading it costs more
 /// than it saves.
 const PARALLEL_MIN_BYTES: usize = 64 << 10;
@@ -99,7 +106,7 @@ impl Shape {
         let tiles = (self.batch << self.log_n) / (group_rows * chunk);
         Pass {
             kind: PassKind::Gathered,
-            groups: self.groups(layers.clone()),
+            groups: self.groups_up_to(layers.clone(), self.max_log_radix.min(MAX_MOVING_LOG_RADIX)),
             layers,
             log_block_rows,
             chunk_rows: chunk,
@@ -185,7 +192,12 @@ impl Shape {
     /// Register groups over `layers`, as even as possible, larger first, in
     /// execution order.
     fn groups(&self, layers: core::ops::Range<usize>) -> Vec<Group> {
-        let count = layers.len().div_ceil(self.max_log_radix);
+        self.groups_up_to(layers, self.max_log_radix)
+    }
+
+    /// [`Shape::groups`] of at most 2^max_log_radix rows each.
+    fn groups_up_to(&self, layers: core::ops::Range<usize>, max_log_radix: usize) -> Vec<Group> {
+        let count = layers.len().div_ceil(max_log_radix);
         let mut start = layers.start;
         let mut groups: Vec<Group> = (0..count)
             .map(|i| {
