@@ -151,11 +151,23 @@ fn radix_16_groups_agree_bit_for_bit() {
             radix_16 = true;
             for threads in [1, 2] {
                 let planner = planner_on(Backend::Avx512, budgets, threads);
-                assert!(run(&planner, &spec, &input) == expected, "{}", spec.describe());
-                assert!(run_in_place(&planner, &spec, &input) == expected, "{}", spec.describe());
+                assert!(
+                    run(&planner, &spec, &input) == expected,
+                    "{}",
+                    spec.describe()
+                );
+                assert!(
+                    run_in_place(&planner, &spec, &input) == expected,
+                    "{}",
+                    spec.describe()
+                );
             }
         }
-        assert!(radix_16, "no budgets give {} a radix-16 group", spec.describe());
+        assert!(
+            radix_16,
+            "no budgets give {} a radix-16 group",
+            spec.describe()
+        );
     }
     if Backend::Avx512.check::<BabyBear>().is_err() {
         // The AVX-512 golden plans say the same: this CPU cannot run them.
