@@ -289,6 +289,9 @@ fn avx512_prime_fields() {
         Transform::<Goldilocks>::dft(LOG_N).lanes(32),
         3,
     );
+    // A single column: the transposed tail loads 16 Shoup twiddle pairs a
+    // register (two full loads), where narrower columns take masked ones.
+    check_everywhere(Backend::Avx512, Transform::<BabyBear>::dft(8));
 }
 
 /// Runs `spec` out of place and in place on data `phase` elements past a
@@ -344,6 +347,9 @@ fn avx512_binary_fields() {
 #[test]
 fn avx2_kernels() {
     check_everywhere(Backend::Avx2, Transform::<BabyBear>::dft(LOG_N).lanes(3));
+    // A single column: 8 Shoup twiddle pairs a register in its transposed
+    // tail (two loads, sorted into the values and the quotients).
+    check_everywhere(Backend::Avx2, Transform::<BabyBear>::dft(6));
     check_everywhere(Backend::Avx2, Transform::<Goldilocks>::idft(LOG_N).lanes(2));
     check_everywhere(
         Backend::Avx2,
