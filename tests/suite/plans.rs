@@ -833,8 +833,9 @@ fn register_budget_caps_the_transposed_tail() {
 }
 
 /// A tile takes the whole L2 budget where its twiddles are small beside its
-/// data (rows of many lanes), half of it where they are not (a single
-/// column: one twiddle per butterfly); gathered tiles never exceed it.
+/// data (rows of many lanes), and where they are not (a single column: one
+/// twiddle per butterfly) a row's bytes beside a twiddle's share of it, at
+/// most half; gathered tiles never exceed it.
 #[test]
 fn tiles_fill_l2_unless_twiddles_outweigh_the_data() {
     let l2 = 1 << 20;
@@ -852,8 +853,14 @@ fn tiles_fill_l2_unless_twiddles_outweigh_the_data() {
         .plan(&Transform::<BabyBear>::dft(16).lanes(256))
         .unwrap();
     assert_eq!(deep(&wide, l2), l2, "\n{wide}");
+    // A BabyBear column: 4-byte rows beside 8-byte twiddles take a third
+    // of L2, so blocks of a quarter; a Goldilocks one (8 and 8) half.
     let column = planner(zen5(), 1)
         .plan(&Transform::<BabyBear>::dft(20))
+        .unwrap();
+    assert_eq!(deep(&column, l2), l2 / 4, "\n{column}");
+    let column = planner(zen5(), 1)
+        .plan(&Transform::<Goldilocks>::dft(20))
         .unwrap();
     assert_eq!(deep(&column, l2), l2 / 2, "\n{column}");
 }
