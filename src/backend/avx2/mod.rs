@@ -225,6 +225,34 @@ impl<P: MontyParams> PackedMonty31<P> {
         Self(v, PhantomData)
     }
 
+    /// A lazy value in [0, 2p) brought to [0, p).
+    #[inline(always)]
+    fn reduce_lazy(self) -> Self {
+        // SAFETY: AVX2 was detected before any kernel runs.
+        unsafe {
+            Self::wrap(_mm256_min_epu32(
+                self.0,
+                _mm256_sub_epi32(self.0, Self::prime()),
+            ))
+        }
+    }
+
+    /// `(a + b, a − b + p)` of canonical a and b: both in [0, 2p), no
+    /// reduction (lazy outputs).
+    #[inline(always)]
+    fn sum_difference_below_2p(self, b: Self) -> (Self, Self) {
+        // SAFETY: AVX2 was detected before any kernel runs.
+        unsafe {
+            (
+                Self::wrap(_mm256_add_epi32(self.0, b.0)),
+                Self::wrap(_mm256_add_epi32(
+                    _mm256_sub_epi32(self.0, b.0),
+                    Self::prime(),
+                )),
+            )
+        }
+    }
+
     #[inline(always)]
     fn prime() -> __m256i {
         // SAFETY: AVX was detected before any kernel runs.
@@ -299,6 +327,39 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
             );
             let r = _mm256_sub_epi32(_mm256_mullo_epi32(a, t.w), _mm256_mullo_epi32(q, p));
             Self::wrap(_mm256_min_epu32(r, _mm256_sub_epi32(r, p)))
+        }
+    }
+
+    const LAZY: bool = true;
+
+    #[inline(always)]
+    fn ct_butterfly_lazy<const IN: bool, const OUT: bool>(
+        self,
+        b: Self,
+        t: MontyTwiddle,
+    ) -> (Self, Self) {
+        // As on AVX-512: Shoup's product takes a lazy b to a canonical m,
+        // and a + m, a − m + p of a canonical a lie in [0, 2p).
+        let a = if IN { self.reduce_lazy() } else { self };
+        let m = b.mul(t);
+        if OUT {
+            a.sum_difference_below_2p(m)
+        } else {
+            (a.add(m), a.sub(m))
+        }
+    }
+
+    #[inline(always)]
+    fn sum_difference_lazy<const IN: bool, const OUT: bool>(self, b: Self) -> (Self, Self) {
+        let (a, b) = if IN {
+            (self.reduce_lazy(), b.reduce_lazy())
+        } else {
+            (self, b)
+        };
+        if OUT {
+            a.sum_difference_below_2p(b)
+        } else {
+            (a.add(b), a.sub(b))
         }
     }
 

@@ -63,6 +63,29 @@ pub(crate) trait Packed: Copy {
     fn gs_butterfly(self, b: Self, w: Self::Twiddle) -> (Self, Self) {
         (self.add(b), self.sub(b).mul(w))
     }
+    /// Whether the Cooley–Tukey butterflies inside a register group may
+    /// leave values in [0, 2p) between its layers
+    /// ([`Packed::ct_butterfly_lazy`]): the 31-bit Montgomery fields. A
+    /// group's first layer reads canonical values and its last writes them,
+    /// so memory only ever holds canonical words.
+    const LAZY: bool = false;
+    /// [`Packed::ct_butterfly`] on lazy values: inputs in [0, 2p) where
+    /// `IN` (canonical otherwise), outputs in [0, 2p) where `OUT`
+    /// (canonical otherwise). The default is the plain butterfly.
+    #[inline(always)]
+    fn ct_butterfly_lazy<const IN: bool, const OUT: bool>(
+        self,
+        b: Self,
+        w: Self::Twiddle,
+    ) -> (Self, Self) {
+        self.ct_butterfly(b, w)
+    }
+    /// `(self + b, self − b)` on lazy values, as
+    /// [`Packed::ct_butterfly_lazy`] (the trivial twiddle 1).
+    #[inline(always)]
+    fn sum_difference_lazy<const IN: bool, const OUT: bool>(self, b: Self) -> (Self, Self) {
+        (self.add(b), self.sub(b))
+    }
     /// Whether this packing multiplies by twiddles ±2^k with shifts
     /// ([`Packed::power_of_two`], [`Packed::ct_butterfly_pow2`]): groups
     /// whose every twiddle is one run those butterflies instead.
@@ -770,6 +793,11 @@ pub(crate) trait LayerTwiddles<P: Packed> {
     fn gs(&self, k: usize, a: P, b: P) -> (P, P) {
         a.gs_butterfly(b, self.twiddle(k))
     }
+    /// [`LayerTwiddles::ct`] on lazy values ([`Packed::ct_butterfly_lazy`]).
+    #[inline(always)]
+    fn ct_lazy<const IN: bool, const OUT: bool>(&self, k: usize, a: P, b: P) -> (P, P) {
+        a.ct_butterfly_lazy::<IN, OUT>(b, self.twiddle(k))
+    }
 }
 
 /// A block's twiddles, every one ±2^k: the butterflies multiply by shifts
@@ -809,6 +837,12 @@ impl<P: Packed, const R: usize> LayerTwiddles<P> for Pow2Twiddles<P, R> {
     #[inline(always)]
     fn gs(&self, k: usize, a: P, b: P) -> (P, P) {
         a.gs_butterfly_pow2(b, self.pow2[k])
+    }
+    #[inline(always)]
+    fn ct_lazy<const IN: bool, const OUT: bool>(&self, k: usize, a: P, b: P) -> (P, P) {
+        // Shift products are Goldilocks', whose values stay canonical.
+        debug_assert!(!P::LAZY);
+        a.ct_butterfly_pow2(b, self.pow2[k])
     }
 }
 
@@ -889,6 +923,10 @@ fn layer<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
     i: usize,
 ) {
     let half = R >> (i + 1);
+    // Cooley–Tukey layers run first to last (i = 0 … log₂R − 1): lazy
+    // packings keep [0, 2p) after every layer but the last.
+    let g = R.trailing_zeros() as usize;
+    let (lazy_in, lazy_out) = (P::LAZY && i > 0, P::LAZY && i + 1 < g);
     for k in 0..1usize << i {
         let index = (1 << i) - 1 + k;
         let t = w.twiddle(index);
@@ -896,8 +934,19 @@ fn layer<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
             let (a, b) = (x[j], x[j + half]);
             (x[j], x[j + half]) = match KIND {
                 ADD | ADD_INV if FIRST_TRIVIAL && k == 0 => (a, b.add(a)),
-                CT | GS if FIRST_TRIVIAL && k == 0 => (a.add(b), a.sub(b)),
-                CT => w.ct(index, a, b),
+                CT if FIRST_TRIVIAL && k == 0 => match (lazy_in, lazy_out) {
+                    (false, false) => a.sum_difference_lazy::<false, false>(b),
+                    (false, true) => a.sum_difference_lazy::<false, true>(b),
+                    (true, false) => a.sum_difference_lazy::<true, false>(b),
+                    (true, true) => a.sum_difference_lazy::<true, true>(b),
+                },
+                GS if FIRST_TRIVIAL && k == 0 => (a.add(b), a.sub(b)),
+                CT => match (lazy_in, lazy_out) {
+                    (false, false) => w.ct(index, a, b),
+                    (false, true) => w.ct_lazy::<false, true>(index, a, b),
+                    (true, false) => w.ct_lazy::<true, false>(index, a, b),
+                    (true, true) => w.ct_lazy::<true, true>(index, a, b),
+                },
                 GS => w.gs(index, a, b),
                 ADD => {
                     let a = a.add(b.mul(t));
