@@ -18,7 +18,9 @@
 pub(crate) mod products;
 pub(crate) mod ring;
 
-use crate::backend::packed::{Packed, PowerOfTwo};
+use crate::backend::packed::{
+    lazy_ct_butterfly, lazy_sum_difference, LazySteps, Packed, PowerOfTwo,
+};
 use crate::field::{Gf2_64, Goldilocks, Monty31, MontyParams, ShoupTwiddle, FOLD_TOP_NIBBLE};
 use core::arch::x86_64::*;
 use core::marker::PhantomData;
@@ -225,7 +227,14 @@ impl<P: MontyParams> PackedMonty31<P> {
         Self(v, PhantomData)
     }
 
-    /// A lazy value in [0, 2p) brought to [0, p).
+    #[inline(always)]
+    fn prime() -> __m256i {
+        // SAFETY: AVX was detected before any kernel runs.
+        unsafe { _mm256_set1_epi32(P::PRIME as i32) }
+    }
+}
+
+impl<P: MontyParams> LazySteps for PackedMonty31<P> {
     #[inline(always)]
     fn reduce_lazy(self) -> Self {
         // SAFETY: AVX2 was detected before any kernel runs.
@@ -237,8 +246,6 @@ impl<P: MontyParams> PackedMonty31<P> {
         }
     }
 
-    /// `(a + b, a − b + p)` of canonical a and b: both in [0, 2p), no
-    /// reduction (lazy outputs).
     #[inline(always)]
     fn sum_difference_below_2p(self, b: Self) -> (Self, Self) {
         // SAFETY: AVX2 was detected before any kernel runs.
@@ -251,12 +258,6 @@ impl<P: MontyParams> PackedMonty31<P> {
                 )),
             )
         }
-    }
-
-    #[inline(always)]
-    fn prime() -> __m256i {
-        // SAFETY: AVX was detected before any kernel runs.
-        unsafe { _mm256_set1_epi32(P::PRIME as i32) }
     }
 }
 
@@ -338,29 +339,12 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
         b: Self,
         t: MontyTwiddle,
     ) -> (Self, Self) {
-        // As on AVX-512: Shoup's product takes a lazy b to a canonical m,
-        // and a + m, a − m + p of a canonical a lie in [0, 2p).
-        let a = if IN { self.reduce_lazy() } else { self };
-        let m = b.mul(t);
-        if OUT {
-            a.sum_difference_below_2p(m)
-        } else {
-            (a.add(m), a.sub(m))
-        }
+        lazy_ct_butterfly::<Self, IN, OUT>(self, b, t)
     }
 
     #[inline(always)]
     fn sum_difference_lazy<const IN: bool, const OUT: bool>(self, b: Self) -> (Self, Self) {
-        let (a, b) = if IN {
-            (self.reduce_lazy(), b.reduce_lazy())
-        } else {
-            (self, b)
-        };
-        if OUT {
-            a.sum_difference_below_2p(b)
-        } else {
-            (a.add(b), a.sub(b))
-        }
+        lazy_sum_difference::<Self, IN, OUT>(self, b)
     }
 
     #[inline(always)]

@@ -165,6 +165,53 @@ pub(crate) trait Packed: Copy {
     }
 }
 
+/// The two steps a packing with lazy values ([`Packed::LAZY`]) provides
+/// for [`lazy_ct_butterfly`] and [`lazy_sum_difference`].
+pub(crate) trait LazySteps: Packed {
+    /// A lazy value in [0, 2p) brought to [0, p).
+    fn reduce_lazy(self) -> Self;
+    /// `(a + b, a − b + p)` of canonical a and b: both in [0, 2p), no
+    /// reduction.
+    fn sum_difference_below_2p(self, b: Self) -> (Self, Self);
+}
+
+/// [`Packed::ct_butterfly_lazy`] of a lazy packing: Shoup's product takes
+/// any word (a lazy b too) to a canonical m, and a + m, a − m + p of a
+/// canonical a lie in [0, 2p): three instructions where the canonical sum
+/// and difference take six.
+#[inline(always)]
+pub(crate) fn lazy_ct_butterfly<P: LazySteps, const IN: bool, const OUT: bool>(
+    a: P,
+    b: P,
+    w: P::Twiddle,
+) -> (P, P) {
+    let a = if IN { a.reduce_lazy() } else { a };
+    let m = b.mul(w);
+    if OUT {
+        a.sum_difference_below_2p(m)
+    } else {
+        (a.add(m), a.sub(m))
+    }
+}
+
+/// [`Packed::sum_difference_lazy`] of a lazy packing.
+#[inline(always)]
+pub(crate) fn lazy_sum_difference<P: LazySteps, const IN: bool, const OUT: bool>(
+    a: P,
+    b: P,
+) -> (P, P) {
+    let (a, b) = if IN {
+        (a.reduce_lazy(), b.reduce_lazy())
+    } else {
+        (a, b)
+    };
+    if OUT {
+        a.sum_difference_below_2p(b)
+    } else {
+        (a.add(b), a.sub(b))
+    }
+}
+
 /// A twiddle ±2^k, k < 96 (Goldilocks: 2^96 = −1), for the shift products
 /// of [`Packed::ct_butterfly_pow2`]. Twiddles are public, so `negative`
 /// selects registers through a mask, never a branch on data.

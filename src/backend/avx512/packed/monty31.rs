@@ -68,6 +68,7 @@ fn odd_lanes(a: __m512i) -> __m512i {
 #[derive(Clone, Copy)]
 pub(crate) struct PackedMonty31<P: MontyParams>(__m512i, core::marker::PhantomData<P>);
 
+use crate::backend::packed::{lazy_ct_butterfly, lazy_sum_difference, LazySteps};
 use crate::field::{Monty31, MontyParams, ShoupTwiddle};
 
 impl<P: MontyParams> PackedMonty31<P> {
@@ -76,7 +77,14 @@ impl<P: MontyParams> PackedMonty31<P> {
         Self(v, core::marker::PhantomData)
     }
 
-    /// A lazy value in [0, 2p) brought to [0, p).
+    #[inline(always)]
+    fn prime() -> __m512i {
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe { _mm512_set1_epi32(P::PRIME as i32) }
+    }
+}
+
+impl<P: MontyParams> LazySteps for PackedMonty31<P> {
     #[inline(always)]
     fn reduce_lazy(self) -> Self {
         // SAFETY: AVX-512 F was detected before any kernel runs.
@@ -88,8 +96,6 @@ impl<P: MontyParams> PackedMonty31<P> {
         }
     }
 
-    /// `(a + b, a − b + p)` of canonical a and b: both in [0, 2p), no
-    /// reduction (lazy outputs).
     #[inline(always)]
     fn sum_difference_below_2p(self, b: Self) -> (Self, Self) {
         // SAFETY: AVX-512 F was detected before any kernel runs.
@@ -102,12 +108,6 @@ impl<P: MontyParams> PackedMonty31<P> {
                 )),
             )
         }
-    }
-
-    #[inline(always)]
-    fn prime() -> __m512i {
-        // SAFETY: AVX-512 F was detected before any kernel runs.
-        unsafe { _mm512_set1_epi32(P::PRIME as i32) }
     }
 }
 
@@ -198,30 +198,12 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
         b: Self,
         t: MontyTwiddle,
     ) -> (Self, Self) {
-        // Shoup's product takes any u32 (a lazy b too) to a canonical m.
-        // From a in [0, p): a + m and a − m + p lie in [0, 2p), two and three
-        // instructions fewer than the canonical sum and difference.
-        let a = if IN { self.reduce_lazy() } else { self };
-        let m = b.mul(t);
-        if OUT {
-            a.sum_difference_below_2p(m)
-        } else {
-            (a.add(m), a.sub(m))
-        }
+        lazy_ct_butterfly::<Self, IN, OUT>(self, b, t)
     }
 
     #[inline(always)]
     fn sum_difference_lazy<const IN: bool, const OUT: bool>(self, b: Self) -> (Self, Self) {
-        let (a, b) = if IN {
-            (self.reduce_lazy(), b.reduce_lazy())
-        } else {
-            (self, b)
-        };
-        if OUT {
-            a.sum_difference_below_2p(b)
-        } else {
-            (a.add(b), a.sub(b))
-        }
+        lazy_sum_difference::<Self, IN, OUT>(self, b)
     }
 
     #[inline(always)]
