@@ -394,8 +394,9 @@ impl Planner {
             // they push out). Otherwise a row's share of the budget is its
             // own bytes beside a twiddle's (about one per row a layer in a
             // deep pass's last groups), at most half: a single BabyBear
-            // column (4-byte rows, 8-byte Shoup twiddles) takes a third. At
-            // half its 2^20 DFT took 1.02–1.03 × as long (Intel Xeon).
+            // column (4-byte rows, 8-byte Shoup twiddles) takes a third
+            // (blocks of a quarter). At half its 2^20 DFT took 1.01–1.04 ×
+            // as long (Intel Xeon, 1 thread, same process).
             tile_budget: {
                 let twiddle = core::mem::size_of::<F::Twiddle>();
                 let row = schedule.lanes * elem;

@@ -12,7 +12,9 @@ use std::sync::{Mutex, Weak};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Budgets {
     /// Values per column a register group may hold (its largest radix);
-    /// `None`: the backend's register file decides.
+    /// `None`: the backend's register file decides. Gathered passes take
+    /// at most 8 whatever this says: their first and last groups move rows
+    /// through a pointer each.
     pub register_values: Option<usize>,
     /// L1 data cache.
     pub l1: usize,
