@@ -279,6 +279,32 @@ impl<'t, F: Copy> TileRows<'t, F> {
     }
 }
 
+/// Asks for every line of the `n` elements at `p` (see [`prefetch`]).
+#[inline(always)]
+pub(crate) fn prefetch_elements<F>(p: *const F, n: usize) {
+    let start = p.cast::<u8>();
+    let end = start.wrapping_add(n * core::mem::size_of::<F>());
+    let mut line = start.wrapping_sub(start as usize % 64);
+    while line < end {
+        prefetch(line);
+        line = line.wrapping_add(64);
+    }
+}
+
+/// A hint to bring the line at `p` into the caches (`prefetcht0`); a no-op
+/// elsewhere. It never faults, whatever `p` is.
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: a prefetch reads nothing architecturally and never faults, for
+    // any address; SSE is part of x86-64.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast())
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    let _ = p;
+}
+
 /// Orders earlier streaming stores before later stores (`sfence`), so rows
 /// written through [`TileRows::rows_to_streaming`] are visible to whoever
 /// is handed them next.
@@ -453,6 +479,28 @@ impl<'a, F: Copy> RowsFrom<'a, F> {
             self.ptr
                 .wrapping_add(self.at(first + j * step) * self.pitch)
         })
+    }
+
+    /// Whether row i is row BitRev(i) here (see [`RowsFrom::bit_reversed`]).
+    pub(crate) fn is_reversed(&self) -> bool {
+        self.reversed
+    }
+
+    /// Asks for every line of rows `first + j·step` (j < R) ahead of their
+    /// loads: the rows a deep pass reads bit-reversed lie far apart, a few
+    /// lines each, where no hardware prefetcher finds a stream. Rows past
+    /// the last are skipped; a hint, never a load.
+    #[inline(always)]
+    pub(crate) fn prefetch_rows<const R: usize>(&self, first: usize, step: usize) {
+        if first + (R - 1) * step >= self.rows {
+            return;
+        }
+        for j in 0..R {
+            let row = self
+                .ptr
+                .wrapping_add(self.at(first + j * step) * self.pitch);
+            prefetch_elements(row, self.width);
+        }
     }
 
     /// Elements per row.

@@ -56,8 +56,20 @@ pub fn bit_reverse_rows<F: Copy + Send + Sync>(
         rows > 0 && rows.checked_mul(width) == Some(data.len()),
         "data is 2^log_rows rows"
     );
+    // Rows BitRev(i) lie far apart, where no hardware prefetcher finds a
+    // stream: each visit asks for the partner row a few visits on.
+    let ahead = prefetch_distance::<F>(width);
+    let prefetch_partner = |base: *const F, i: usize| {
+        if i + ahead < rows {
+            prefetch_elements(
+                base.wrapping_add(bit_reverse(i + ahead, log_rows) * width),
+                width,
+            );
+        }
+    };
     if !parallel {
         for i in 0..rows {
+            prefetch_partner(data.as_ptr(), i);
             let j = bit_reverse(i, log_rows);
             if i < j {
                 let (lo, hi) = data.split_at_mut(j * width);
@@ -68,9 +80,10 @@ pub fn bit_reverse_rows<F: Copy + Send + Sync>(
     }
     let ptr = SharedPtr(data.as_mut_ptr());
     crate::par::for_each_index(true, rows, 64, |i| {
+        let base = ptr.get();
+        prefetch_partner(base, i);
         let j = bit_reverse(i, log_rows);
         if i < j {
-            let base = ptr.get();
             // SAFETY: rows i and j = BitRev(i) are in bounds (checked length);
             // bit reversal pairs every row with exactly one partner, and only
             // the smaller index of a pair swaps it, so no row is reached from
@@ -84,6 +97,12 @@ pub fn bit_reverse_rows<F: Copy + Send + Sync>(
     });
 }
 
+/// How many rows ahead a bit reversal asks for its far rows: about 4 KiB
+/// of them, 2 to 16 rows.
+fn prefetch_distance<F>(width: usize) -> usize {
+    (4096 / (width * core::mem::size_of::<F>()).max(1)).clamp(2, 16)
+}
+
 /// `out[row k] = source[row BitRev(k)]`, parallel over rows when `parallel`.
 pub fn bit_reverse_rows_from<F: Copy + Send + Sync>(
     source: &[F],
@@ -92,7 +111,13 @@ pub fn bit_reverse_rows_from<F: Copy + Send + Sync>(
     log_rows: usize,
     parallel: bool,
 ) {
+    let rows = 1usize << log_rows;
+    let ahead = prefetch_distance::<F>(width);
     let copy = |(k, row): (usize, &mut [F])| {
+        if k + ahead < rows {
+            let next = bit_reverse(k + ahead, log_rows) * width;
+            prefetch_elements(source.as_ptr().wrapping_add(next), width);
+        }
         let j = bit_reverse(k, log_rows);
         row.copy_from_slice(&source[j * width..(j + 1) * width]);
     };

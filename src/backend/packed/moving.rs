@@ -123,8 +123,19 @@ fn run_block_moving<
     // broadcast once per block, and where each term lies.
     let unit = moves.from.as_ref().map_or(0, |f| f.fold().unit);
     let fold = FOLD.then(|| FoldTerms::<P>::new(moves.fold, unit));
+    // Rows read bit-reversed: the next butterfly set's rows are asked for
+    // while this one runs (the next block's first set after the last).
+    let prefetch = moves.from.as_ref().filter(|f| f.is_reversed());
     for r in 0..rows.per_run {
         let first = rows.first + r;
+        if let Some(f) = prefetch {
+            let next = if r + 1 < rows.per_run {
+                first + 1
+            } else {
+                rows.first + R * rows.per_run
+            };
+            f.prefetch_rows::<R>(next, rows.per_run);
+        }
         let from = moves
             .from
             .as_ref()
