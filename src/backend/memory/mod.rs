@@ -666,4 +666,50 @@ mod tests {
             ));
         }
     }
+
+    /// Both bit reversals, in place and from a source, serial and parallel,
+    /// equal the definition out[k] = in[BitRev(k)] for rows of 4 to 64
+    /// bytes, on both sides of the blocked form's size threshold (4-byte
+    /// rows go blocked from 2^12 rows, 32-byte rows from 2^6; 64-byte rows
+    /// never do).
+    #[test]
+    fn bit_reversals_match_the_definition_blocked_or_not() {
+        fn check<T: Copy + Send + Sync + PartialEq + core::fmt::Debug>(
+            width: usize,
+            log_rows: usize,
+            make: impl Fn(usize) -> T,
+        ) {
+            let rows = 1usize << log_rows;
+            let input: Vec<T> = (0..rows * width).map(&make).collect();
+            let expected: Vec<T> = (0..rows)
+                .flat_map(|k| {
+                    let j = bit_reverse(k, log_rows);
+                    input[j * width..(j + 1) * width].to_vec()
+                })
+                .collect();
+            for parallel in [false, true] {
+                let mut data = input.clone();
+                bit_reverse_rows(&mut data, width, log_rows, parallel);
+                assert!(data == expected, "in place, {width} × 2^{log_rows}");
+                let mut out = vec![make(usize::MAX); rows * width];
+                bit_reverse_rows_from(&input, &mut out, width, log_rows, parallel);
+                assert!(out == expected, "from a source, {width} × 2^{log_rows}");
+            }
+        }
+        let sizes: &[usize] = if cfg!(miri) {
+            &[0, 1, 5, 6, 7, 12]
+        } else {
+            &[0, 1, 5, 6, 7, 9, 10, 11, 12, 13, 16]
+        };
+        for &log_rows in sizes {
+            for width in [1, 2, 3, 8, 16] {
+                check(width, log_rows, |i| i as u32);
+            }
+            check(1, log_rows, |i| i as u64);
+        }
+        assert_eq!(reorder::blocked_edge::<u32>(1, 12), Some(6));
+        assert_eq!(reorder::blocked_edge::<u32>(1, 11), None);
+        assert_eq!(reorder::blocked_edge::<u32>(8, 6), Some(3));
+        assert_eq!(reorder::blocked_edge::<u32>(16, 20), None);
+    }
 }

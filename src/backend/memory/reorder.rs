@@ -56,6 +56,10 @@ pub fn bit_reverse_rows<F: Copy + Send + Sync>(
         rows > 0 && rows.checked_mul(width) == Some(data.len()),
         "data is 2^log_rows rows"
     );
+    if let Some(edge) = blocked_edge::<F>(width, log_rows) {
+        bit_reverse_rows_blocked(data, width, log_rows, edge, parallel);
+        return;
+    }
     // Rows BitRev(i) lie far apart, where no hardware prefetcher finds a
     // stream: each visit asks for the partner row a few visits on.
     let ahead = prefetch_distance::<F>(width);
@@ -97,6 +101,136 @@ pub fn bit_reverse_rows<F: Copy + Send + Sync>(
     });
 }
 
+/// The edge bits of a blocked bit reversal of 2^log_rows rows of `width`
+/// elements: 2^e consecutive rows make at least 256 bytes, so every run
+/// read or written is whole lines, and a block's 2^e runs of 2^e rows
+/// (16 KiB of 4-byte rows) stay in L1 while they fill. `None` for rows of
+/// 64 bytes or more (each row is whole lines already; the row-by-row
+/// reversal prefetches its far rows) or too few rows for two edges.
+pub(super) fn blocked_edge<F>(width: usize, log_rows: usize) -> Option<usize> {
+    let row_bytes = width * core::mem::size_of::<F>();
+    if row_bytes == 0 || row_bytes >= 64 {
+        return None;
+    }
+    let edge = (256 / row_bytes).next_power_of_two().trailing_zeros() as usize;
+    (log_rows >= 2 * edge).then_some(edge)
+}
+
+/// Row index hi·2^(m+e) + mid·2^e + lo (e = `edge` bits at each end, m =
+/// the middle bits); its bit reversal is rev(lo)·2^(m+e) + rev(mid)·2^e +
+/// rev(hi).
+#[derive(Clone, Copy)]
+struct BlockedIndex {
+    edge: usize,
+    middle: usize,
+}
+
+impl BlockedIndex {
+    #[inline(always)]
+    fn at(self, hi: usize, mid: usize, lo: usize) -> usize {
+        (hi << (self.middle + self.edge)) | (mid << self.edge) | lo
+    }
+}
+
+/// [`bit_reverse_rows`] block by block (see [`blocked_edge`]): for each
+/// middle value mid ≤ rev(mid), row (hi, mid, lo) swaps with (rev lo,
+/// rev mid, rev hi). The rows of mid are read in runs of 2^e; their
+/// partners fill 2^e runs of block rev(mid) a row at a time (16 KiB of
+/// 4-byte rows), where the row-by-row reversal touched a far line per row.
+/// (Copying both blocks through contiguous tiles first measured slower:
+/// the natural-order BabyBear column of 2^20 took 2.3–2.5× its bit-reversed
+/// DFT that way, 1.9–2.1× this way, 2.9× row by row.)
+fn bit_reverse_rows_blocked<F: Copy + Send + Sync>(
+    data: &mut [F],
+    width: usize,
+    log_rows: usize,
+    edge: usize,
+    parallel: bool,
+) {
+    let index = BlockedIndex {
+        edge,
+        middle: log_rows - 2 * edge,
+    };
+    let side = 1usize << edge;
+    let ptr = SharedPtr(data.as_mut_ptr());
+    crate::par::for_each_index(parallel, 1 << index.middle, 16, |mid| {
+        let rmid = bit_reverse(mid, index.middle);
+        if rmid < mid {
+            return;
+        }
+        let base = ptr.get();
+        for hi in 0..side {
+            let rhi = bit_reverse(hi, edge);
+            for lo in 0..side {
+                let (a, b) = (
+                    index.at(hi, mid, lo),
+                    index.at(bit_reverse(lo, edge), rmid, rhi),
+                );
+                if mid == rmid && b <= a {
+                    // Within one block, each pair once (and a row that
+                    // is its own partner stays).
+                    continue;
+                }
+                // SAFETY: a and b are below 2^log_rows (three fields of
+                // their widths), so both rows lie inside `data` (checked
+                // length 2^log_rows · width), and a ≠ b. The rows touched
+                // for `mid` have middle bits mid or rev(mid) only; no
+                // other call touches those (the call for rev(mid) > mid
+                // returns at once), and within this call each pair of
+                // rows is swapped once: no row is reached from two
+                // threads.
+                unsafe {
+                    let ra = core::slice::from_raw_parts_mut(base.add(a * width), width);
+                    let rb = core::slice::from_raw_parts_mut(base.add(b * width), width);
+                    ra.swap_with_slice(rb);
+                }
+            }
+        }
+    });
+}
+
+/// [`bit_reverse_rows_from`] block by block: rows (hi, mid, ·) of the source
+/// are read in runs of 2^e, and each goes to row (rev lo, rev mid, rev hi)
+/// of `out`, whose 2^e runs for one mid stay in L1 until they are whole.
+fn bit_reverse_rows_from_blocked<F: Copy + Send + Sync>(
+    source: &[F],
+    out: &mut [F],
+    width: usize,
+    log_rows: usize,
+    edge: usize,
+    parallel: bool,
+) {
+    let index = BlockedIndex {
+        edge,
+        middle: log_rows - 2 * edge,
+    };
+    let side = 1usize << edge;
+    let ptr = SharedPtr(out.as_mut_ptr());
+    crate::par::for_each_index(parallel, 1 << index.middle, 16, |mid| {
+        let rmid = bit_reverse(mid, index.middle);
+        let base = ptr.get();
+        for hi in 0..side {
+            let rhi = bit_reverse(hi, edge);
+            let run = index.at(hi, mid, 0) * width;
+            for (lo, row) in source[run..run + side * width]
+                .chunks_exact(width)
+                .enumerate()
+            {
+                let b = index.at(bit_reverse(lo, edge), rmid, rhi);
+                // SAFETY: b < 2^log_rows, so row b lies inside `out`
+                // (checked length), which does not overlap `source`. The
+                // call for `mid` writes only rows whose middle bits are
+                // rev(mid), a bijection, so no two calls (threads) write
+                // the same row.
+                unsafe {
+                    core::slice::from_raw_parts_mut(base.add(b * width), width)
+                        .copy_from_slice(row);
+                }
+            }
+        }
+    });
+}
+
 /// How many rows ahead a bit reversal asks for its far rows: about 4 KiB
 /// of them, 2 to 16 rows.
 fn prefetch_distance<F>(width: usize) -> usize {
@@ -112,6 +246,14 @@ pub fn bit_reverse_rows_from<F: Copy + Send + Sync>(
     parallel: bool,
 ) {
     let rows = 1usize << log_rows;
+    assert!(
+        source.len() >= rows * width && out.len() == rows * width,
+        "source and output are 2^log_rows rows"
+    );
+    if let Some(edge) = blocked_edge::<F>(width, log_rows) {
+        bit_reverse_rows_from_blocked(source, out, width, log_rows, edge, parallel);
+        return;
+    }
     let ahead = prefetch_distance::<F>(width);
     let copy = |(k, row): (usize, &mut [F])| {
         if k + ahead < rows {
