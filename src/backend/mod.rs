@@ -33,8 +33,8 @@ pub(crate) mod ring;
 mod scalar;
 
 pub(crate) use memory::{
-    bit_reverse_rows, bit_reverse_rows_from, for_each_chunk_bit_reversed, store_fence,
-    transpose_rows_from,
+    bit_reverse_rows, bit_reverse_rows_from, for_each_chunk_bit_reversed, reversal_is_blocked,
+    store_fence, transpose_rows_from,
 };
 pub(crate) use memory::{Folded, RowMoves, RowsFrom, RowsTo, StridedTiles};
 

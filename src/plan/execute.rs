@@ -303,9 +303,11 @@ impl<F: Kernels> Plan<F> {
 
     /// Whether an out-of-place run skips the first step, a bit reversal,
     /// because the deep pass after it reads its rows bit-reversed from the
-    /// source.
+    /// source. Not for rows the reversal moves block by block (under 64
+    /// bytes), which the pass would gather a row, and a far line, at a time.
     pub(crate) fn fuses_reversal(&self) -> bool {
-        self.source_rows == 1 << self.log_n
+        !crate::backend::reversal_is_blocked::<F>(self.lanes, self.log_n)
+            && self.source_rows == 1 << self.log_n
             && matches!(
                 self.steps.as_slice(),
                 [

@@ -102,9 +102,9 @@ pub fn bit_reverse_rows<F: Copy + Send + Sync>(
 }
 
 /// The edge bits of a blocked bit reversal of 2^log_rows rows of `width`
-/// elements: 2^e consecutive rows make at least 256 bytes, so every run
+/// elements: 2^e consecutive rows make at least 128 bytes, so every run
 /// read or written is whole lines, and a block's 2^e runs of 2^e rows
-/// (16 KiB of 4-byte rows) stay in L1 while they fill. `None` for rows of
+/// (4 KiB of 4-byte rows) stay in L1 while they fill. `None` for rows of
 /// 64 bytes or more (each row is whole lines already; the row-by-row
 /// reversal prefetches its far rows) or too few rows for two edges.
 pub(super) fn blocked_edge<F>(width: usize, log_rows: usize) -> Option<usize> {
@@ -112,8 +112,15 @@ pub(super) fn blocked_edge<F>(width: usize, log_rows: usize) -> Option<usize> {
     if row_bytes == 0 || row_bytes >= 64 {
         return None;
     }
-    let edge = (256 / row_bytes).next_power_of_two().trailing_zeros() as usize;
+    let edge = (128 / row_bytes).next_power_of_two().trailing_zeros() as usize;
     (log_rows >= 2 * edge).then_some(edge)
+}
+
+/// Whether the bit reversals of 2^log_rows rows of `width` elements go
+/// block by block (rows under 64 bytes, enough of them): then a separate
+/// reversal step beats reading the rows bit-reversed a row at a time.
+pub fn reversal_is_blocked<F>(width: usize, log_rows: usize) -> bool {
+    blocked_edge::<F>(width, log_rows).is_some()
 }
 
 /// Row index hi·2^(m+e) + mid·2^e + lo (e = `edge` bits at each end, m =
@@ -135,11 +142,12 @@ impl BlockedIndex {
 /// [`bit_reverse_rows`] block by block (see [`blocked_edge`]): for each
 /// middle value mid ≤ rev(mid), row (hi, mid, lo) swaps with (rev lo,
 /// rev mid, rev hi). The rows of mid are read in runs of 2^e; their
-/// partners fill 2^e runs of block rev(mid) a row at a time (16 KiB of
+/// partners fill 2^e runs of block rev(mid) a row at a time (4 KiB of
 /// 4-byte rows), where the row-by-row reversal touched a far line per row.
 /// (Copying both blocks through contiguous tiles first measured slower:
-/// the natural-order BabyBear column of 2^20 took 2.3–2.5× its bit-reversed
-/// DFT that way, 1.9–2.1× this way, 2.9× row by row.)
+/// with runs of 256 bytes the natural-order BabyBear column of 2^20 took
+/// 2.3–2.5× its bit-reversed DFT that way, 1.9–2.1× this way, 2.9× row by
+/// row; runs of 64 to 1024 bytes measured alike.)
 fn bit_reverse_rows_blocked<F: Copy + Send + Sync>(
     data: &mut [F],
     width: usize,
@@ -189,9 +197,22 @@ fn bit_reverse_rows_blocked<F: Copy + Send + Sync>(
     });
 }
 
-/// [`bit_reverse_rows_from`] block by block: rows (hi, mid, ·) of the source
-/// are read in runs of 2^e, and each goes to row (rev lo, rev mid, rev hi)
-/// of `out`, whose 2^e runs for one mid stay in L1 until they are whole.
+/// Bytes of the stack tile a blocked reversal from a source goes through:
+/// at most 2^(2e) rows of under 64 bytes with 2^e·row ≥ 128 bytes
+/// ([`blocked_edge`]), 4 KiB for 4-byte rows.
+const TILE_BYTES: usize = 4 << 10;
+
+/// A line-aligned stack buffer for [`bit_reverse_rows_from_blocked`]'s
+/// tiles: execution allocates nothing once a plan is warm.
+#[repr(C, align(64))]
+struct TileBuffer([core::mem::MaybeUninit<u8>; TILE_BYTES]);
+
+/// [`bit_reverse_rows_from`] block by block: the source's block mid (2^e
+/// runs read whole) is copied into a contiguous tile, then block rev(mid)
+/// of `out` is written run by run from it, row (hi, rev mid, lo) taking
+/// source row (rev lo, mid, rev hi). (Writing the rows straight to their
+/// places left the 2^e runs being filled, 2^(m+e) rows apart, evicting
+/// each other from the same cache sets: slower than row by row.)
 fn bit_reverse_rows_from_blocked<F: Copy + Send + Sync>(
     source: &[F],
     out: &mut [F],
@@ -205,27 +226,42 @@ fn bit_reverse_rows_from_blocked<F: Copy + Send + Sync>(
         middle: log_rows - 2 * edge,
     };
     let side = 1usize << edge;
+    let run_len = side * width;
+    let tile_len = side * run_len;
+    assert!(
+        tile_len * core::mem::size_of::<F>() <= TILE_BYTES
+            && core::mem::align_of::<F>() <= core::mem::align_of::<TileBuffer>(),
+        "a block fits the stack tile"
+    );
     let ptr = SharedPtr(out.as_mut_ptr());
     crate::par::for_each_index(parallel, 1 << index.middle, 16, |mid| {
         let rmid = bit_reverse(mid, index.middle);
+        let mut buffer = TileBuffer([core::mem::MaybeUninit::uninit(); TILE_BYTES]);
+        let tile = buffer.0.as_mut_ptr().cast::<F>();
+        for hi in 0..side {
+            let at = index.at(hi, mid, 0) * width;
+            let run = &source[at..at + run_len];
+            // SAFETY: the tile holds tile_len elements of F (checked size
+            // and alignment); run hi goes to elements hi·run_len .. + run_len,
+            // inside it, and `run` is another buffer.
+            unsafe { core::ptr::copy_nonoverlapping(run.as_ptr(), tile.add(hi * run_len), run_len) }
+        }
+        // SAFETY: every element of the tile was written just above (side
+        // runs of run_len), so it is initialized F values.
+        let tile = unsafe { core::slice::from_raw_parts(tile.cast_const(), tile_len) };
         let base = ptr.get();
         for hi in 0..side {
             let rhi = bit_reverse(hi, edge);
-            let run = index.at(hi, mid, 0) * width;
-            for (lo, row) in source[run..run + side * width]
-                .chunks_exact(width)
-                .enumerate()
-            {
-                let b = index.at(bit_reverse(lo, edge), rmid, rhi);
-                // SAFETY: b < 2^log_rows, so row b lies inside `out`
-                // (checked length), which does not overlap `source`. The
-                // call for `mid` writes only rows whose middle bits are
-                // rev(mid), a bijection, so no two calls (threads) write
-                // the same row.
-                unsafe {
-                    core::slice::from_raw_parts_mut(base.add(b * width), width)
-                        .copy_from_slice(row);
-                }
+            // SAFETY: run (hi, rev(mid), ·) is rows below 2^log_rows, inside
+            // `out` (checked length), which does not overlap `source`. The
+            // call for `mid` writes only block rev(mid), a bijection, so no
+            // two calls (threads) write the same run.
+            let run = unsafe {
+                core::slice::from_raw_parts_mut(base.add(index.at(hi, rmid, 0) * width), run_len)
+            };
+            for (lo, row) in run.chunks_exact_mut(width).enumerate() {
+                let at = (bit_reverse(lo, edge) * side + rhi) * width;
+                row.copy_from_slice(&tile[at..at + width]);
             }
         }
     });
