@@ -42,7 +42,8 @@
 //! (`{babybear,koalabear,goldilocks}-{dft,lde,col}`; `simd`: the
 //! detected backend against the portable kernels, same plan shapes, 1
 //! thread; `order`: DFTs and inverse DFTs into and from natural order
-//! against the same in bit-reversed order, 1 thread).
+//! against the same in bit-reversed order, 1 thread: 2^16 × 256 and a
+//! single BabyBear column of 2^20).
 
 #[path = "../../common/mod.rs"]
 mod common;
@@ -572,6 +573,11 @@ fn main() {
         for inverse in [false, true] {
             order_row::<BabyBear>("BabyBear", 16 - shrink, 256, inverse);
             order_row::<Goldilocks>("Goldilocks", 16 - shrink, 256, inverse);
+        }
+        // Single columns: rows too narrow to fuse the reversal into a
+        // pass, so it is a step of its own (blocked for rows under 64 bytes).
+        for inverse in [false, true] {
+            order_row::<BabyBear>("BabyBear", 20 - shrink, 1, inverse);
         }
     }
     if wanted("simd") {
