@@ -133,6 +133,14 @@ struct BlockedIndex {
 }
 
 impl BlockedIndex {
+    /// 2^log_rows rows with `edge` bits at each end (log_rows ≥ 2·edge).
+    fn new(log_rows: usize, edge: usize) -> Self {
+        Self {
+            edge,
+            middle: log_rows - 2 * edge,
+        }
+    }
+
     #[inline(always)]
     fn at(self, hi: usize, mid: usize, lo: usize) -> usize {
         (hi << (self.middle + self.edge)) | (mid << self.edge) | lo
@@ -155,10 +163,7 @@ fn bit_reverse_rows_blocked<F: Copy + Send + Sync>(
     edge: usize,
     parallel: bool,
 ) {
-    let index = BlockedIndex {
-        edge,
-        middle: log_rows - 2 * edge,
-    };
+    let index = BlockedIndex::new(log_rows, edge);
     let side = 1usize << edge;
     let ptr = SharedPtr(data.as_mut_ptr());
     crate::par::for_each_index(parallel, 1 << index.middle, 16, |mid| {
@@ -221,10 +226,7 @@ fn bit_reverse_rows_from_blocked<F: Copy + Send + Sync>(
     edge: usize,
     parallel: bool,
 ) {
-    let index = BlockedIndex {
-        edge,
-        middle: log_rows - 2 * edge,
-    };
+    let index = BlockedIndex::new(log_rows, edge);
     let side = 1usize << edge;
     let run_len = side * width;
     let tile_len = side * run_len;
