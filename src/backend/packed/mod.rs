@@ -764,6 +764,8 @@ fn run_block<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: boo
     // the ISAs' masked forms fold away), then a partial last register where
     // a run is not whole registers.
     let whole = first + (end - first) / P::LANES * P::LANES;
+    // The one bounds check of the block: every register below lies in it.
+    assert!(R * run_len <= block.len() && end <= run_len);
     for start in (first..whole).step_by(P::LANES) {
         block_register::<P, R, KIND, FIRST_TRIVIAL>(block, run_len, start, P::LANES, w, scale);
     }
@@ -803,14 +805,36 @@ fn block_register<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL
     w: &impl LayerTwiddles<P>,
     scale: Option<P::Twiddle>,
 ) {
-    let mut x = [P::load(&block[start..], n); R];
+    debug_assert!(R * run_len <= block.len() && start + n <= run_len && n <= P::LANES);
+    // Raw slices of the R registers, not `block[j * run_len + start..]`:
+    // those bounds checks, two per register, cost the radix-8 groups of a
+    // single column (one set per block) about as many scalar instructions
+    // as their stores.
+    let base = block.as_mut_ptr();
+    // SAFETY (every `run_slice` below): `run_block` checked R·run_len ≤
+    // block.len() and start + n ≤ run_len for every register it asks for,
+    // so elements j·run_len + start .. + n (j < R) lie inside `block`, which
+    // this function borrows mutably; each slice lives for its one load or
+    // store.
+    let mut x = [P::load(unsafe { run_slice(base, start, n) }, n); R];
     for j in 1..R {
-        x[j] = P::load(&block[j * run_len + start..], n);
+        x[j] = P::load(unsafe { run_slice(base, j * run_len + start, n) }, n);
     }
     butterflies::<P, R, KIND, FIRST_TRIVIAL>(&mut x, w, scale);
     for (j, v) in x.iter().enumerate() {
-        v.store(&mut block[j * run_len + start..], n);
+        v.store(unsafe { run_slice(base, j * run_len + start, n) }, n);
     }
+}
+
+/// The `n` elements at `at` of the buffer at `base`.
+///
+/// # Safety
+/// `base + at .. base + at + n` lies inside one buffer valid for reads and
+/// writes, and nothing else accesses it while the slice lives.
+#[inline(always)]
+unsafe fn run_slice<'a, T>(base: *mut T, at: usize, n: usize) -> &'a mut [T] {
+    // SAFETY: the caller's contract.
+    unsafe { core::slice::from_raw_parts_mut(base.add(at), n) }
 }
 
 /// Runs a *transposed* group: its super-blocks are one register each
