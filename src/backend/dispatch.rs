@@ -150,12 +150,16 @@ impl<F: PackedField> Kernels for F {
         heap: Vec<Self::Twiddle>,
         superblocks: usize,
     ) -> Vec<Self::Twiddle> {
-        match (backend, whole_block) {
-            (Backend::Avx512 | Backend::Avx2 | Backend::Neon, true) => {
-                packed::transposed_twiddles(&heap, superblocks)
-                    .expect("the planner makes transposed groups of whole chunks")
-            }
-            _ => heap,
+        if !whole_block || backend == Backend::Scalar {
+            return heap;
+        }
+        let standard = packed::transposed_twiddles(&heap, superblocks)
+            .expect("the planner makes transposed groups of whole chunks");
+        match backend {
+            Backend::Avx512 => F::Avx512::lane_table(standard),
+            Backend::Avx2 => F::Avx2::lane_table(standard),
+            Backend::Neon => F::Neon::lane_table(standard),
+            Backend::Scalar => standard,
         }
     }
     fn shift_twiddles(backend: Backend, kind: ButterflyKind, twiddles: &[Self::Twiddle]) -> bool {

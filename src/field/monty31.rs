@@ -274,6 +274,17 @@ impl<P: MontyParams> ShoupTwiddle<P> {
         Monty31::from_raw(self.k.wrapping_mul(P::PRIME).wrapping_neg())
     }
 
+    /// A table slot holding two raw words, not a twiddle: the compact
+    /// lane tables of transposed groups store two Montgomery-form twiddles
+    /// per slot (`Packed::lane_table`), which only their kernels read.
+    pub(crate) const fn word_pair(first: u32, second: u32) -> Self {
+        Self {
+            w: first,
+            k: second,
+            _params: PhantomData,
+        }
+    }
+
     /// The canonical value w.
     #[inline(always)]
     pub const fn plain(self) -> u32 {

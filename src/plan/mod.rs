@@ -63,11 +63,44 @@ use alloc::sync::Arc;
 use core::ops::Range;
 
 /// A group's twiddles in the order its kernel reads them: one equal-sized
-/// table per super-block (block of the group's first layer).
+/// table per `2^span_log` super-blocks (blocks of the group's first layer):
+/// per super-block, but per chunk of R for compact lane twiddles, whose
+/// R − 1 words a super-block fill half slots (`Packed::lane_table`).
 #[derive(Clone, Debug)]
 struct GroupTable<T> {
     data: Vec<T>,
-    per_superblock: usize,
+    /// Slots per `2^span_log` super-blocks.
+    slots: usize,
+    span_log: usize,
+}
+
+impl<T> GroupTable<T> {
+    /// The table of `superblocks` super-blocks: the fewest super-blocks,
+    /// a power of two, whose twiddles fill whole slots.
+    fn new(data: Vec<T>, superblocks: usize) -> Self {
+        let mut span_log = 0;
+        while (1 << span_log) < superblocks && !(data.len() << span_log).is_multiple_of(superblocks)
+        {
+            span_log += 1;
+        }
+        Self {
+            slots: (data.len() << span_log) / superblocks.max(1),
+            data,
+            span_log,
+        }
+    }
+
+    /// The slots of `count` super-blocks from super-block `first` (both
+    /// multiples of the table's span).
+    fn range(&self, first: usize, count: usize) -> core::ops::Range<usize> {
+        let span = 1 << self.span_log;
+        assert!(
+            first.is_multiple_of(span) && count.is_multiple_of(span),
+            "tiles hold whole twiddle spans"
+        );
+        let start = (first >> self.span_log) * self.slots;
+        start..start + (count >> self.span_log) * self.slots
+    }
 }
 
 /// How a pass reaches its rows.

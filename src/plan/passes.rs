@@ -302,14 +302,13 @@ impl<F: Kernels> Plan<F> {
         for (index, (group, table)) in pass.groups.iter().zip(&self.twiddles[step]).enumerate() {
             let p = group.layers.start;
             let g = group.layers.len();
-            let per_block = table.per_superblock << (p - x);
-            let first = block * per_block;
+            let superblocks = table.range(block << (p - x), blocks << (p - x));
             let kernel = GroupKernel {
                 log_radix: g,
                 log_rows: block_rows_log - (p - x),
                 width,
                 kind: group.kind,
-                twiddles: &table.data[first..first + blocks * per_block],
+                twiddles: &table.data[superblocks],
                 scale: if group.scales { self.scale } else { None },
                 input_bound: group.bounds.map_or(1, |b| b.input),
                 canonical_output: group.canonical_output,

@@ -556,10 +556,7 @@ fn tables<F: Kernels>(
                         group_twiddles(schedule, g),
                         superblocks,
                     );
-                    GroupTable {
-                        per_superblock: data.len() / superblocks,
-                        data,
-                    }
+                    GroupTable::new(data, superblocks)
                 })
                 .collect(),
             Step::BitReverse => Vec::new(),

@@ -289,8 +289,9 @@ fn avx512_prime_fields() {
         Transform::<Goldilocks>::dft(LOG_N).lanes(32),
         3,
     );
-    // A single column: the transposed tail loads 16 Shoup twiddle pairs a
-    // register (two full loads), where narrower columns take masked ones.
+    // A single column: the transposed tail loads 16 compact (Montgomery)
+    // twiddles a register (one full load), where narrower columns take
+    // masked ones spread over their lanes.
     check_everywhere(Backend::Avx512, Transform::<BabyBear>::dft(8));
 }
 

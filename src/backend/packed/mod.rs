@@ -115,6 +115,48 @@ pub(crate) trait Packed: Copy {
     /// A twiddle register whose lane i holds `w[i >> shift]`
     /// (`w` holds at least `LANES >> shift` twiddles).
     fn load_twiddles(w: &[<Self::F as Field>::Twiddle], shift: usize) -> Self::Twiddle;
+    /// Whether a transposed group's per-lane twiddles are *compact*: one
+    /// 32-bit word each (the twiddle's Montgomery form), two to a table
+    /// slot ([`Packed::lane_table`]), multiplied by Montgomery's method
+    /// ([`Packed::ct_compact`], [`Packed::gs_compact`]) rather than as
+    /// [`Packed::Twiddle`]s. The last layers of a single column have a
+    /// twiddle per butterfly pair, so their table is as large as the data
+    /// twice over; compact, it is half that.
+    const COMPACT_LANES: bool = false;
+    /// A transposed group's table in this packing's layout, from the
+    /// standard one ([`transposed_twiddles`]: per chunk of R super-blocks,
+    /// [k][super-block]). The standard layout unless [`Packed::COMPACT_LANES`].
+    fn lane_table(standard: Vec<<Self::F as Field>::Twiddle>) -> Vec<<Self::F as Field>::Twiddle> {
+        standard
+    }
+    /// Compact lanes ([`Packed::COMPACT_LANES`]): twiddle vector k of a
+    /// chunk of `r` super-blocks, lane i holding the twiddle of super-block
+    /// i >> shift, as a register for [`Packed::ct_compact`] and
+    /// [`Packed::gs_compact`] only.
+    #[inline(always)]
+    fn load_compact_lanes(
+        _chunk: &[<Self::F as Field>::Twiddle],
+        _k: usize,
+        _r: usize,
+        _shift: usize,
+    ) -> Self::Twiddle {
+        unreachable!("only packings with compact lanes load them")
+    }
+    /// [`Packed::ct_butterfly_lazy`] by a twiddle of
+    /// [`Packed::load_compact_lanes`].
+    #[inline(always)]
+    fn ct_compact<const IN: bool, const OUT: bool>(
+        self,
+        _b: Self,
+        _w: Self::Twiddle,
+    ) -> (Self, Self) {
+        unreachable!("only packings with compact lanes load them")
+    }
+    /// [`Packed::gs_butterfly`] by a twiddle of [`Packed::load_compact_lanes`].
+    #[inline(always)]
+    fn gs_compact(self, _b: Self, _w: Self::Twiddle) -> (Self, Self) {
+        unreachable!("only packings with compact lanes load them")
+    }
     /// The alignment, in bytes, at which a full register load or store
     /// touches one cache line (the register's size, 64, on AVX-512); 0
     /// where the kernels do not re-frame runs: NEON (16-byte registers, and
@@ -335,6 +377,11 @@ macro_rules! packed_entry_points {
                     _ => false,
                 }
             }
+            fn lane_table(
+                standard: ::alloc::vec::Vec<<P::F as $crate::field::Field>::Twiddle>,
+            ) -> ::alloc::vec::Vec<<P::F as $crate::field::Field>::Twiddle> {
+                P::lane_table(standard)
+            }
             unsafe fn run_group(buf: &mut [P::F], group: &GroupKernel<'_, P::F>) {
                 // SAFETY: the caller's promise (the trait's contract).
                 unsafe { run_group::<P>(buf, group) }
@@ -490,6 +537,9 @@ pub(crate) unsafe trait Entry {
     /// Whether a group of `kind` with these twiddles runs shift butterflies
     /// (see [`shift_twiddles`]).
     fn shift_twiddles(kind: ButterflyKind, twiddles: &[<Self::F as Field>::Twiddle]) -> bool;
+    /// A transposed group's table in this packing's layout
+    /// ([`Packed::lane_table`]).
+    fn lane_table(standard: Vec<<Self::F as Field>::Twiddle>) -> Vec<<Self::F as Field>::Twiddle>;
     /// A register group (see the ISA's `run_group`).
     ///
     /// # Safety
@@ -542,6 +592,9 @@ unsafe impl<F: Field> Entry for Absent<F> {
     const TRANSPOSED_NAME: &'static str = "portable";
     fn available() -> bool {
         false
+    }
+    fn lane_table(standard: Vec<F::Twiddle>) -> Vec<F::Twiddle> {
+        standard
     }
     fn shift_twiddles(_: ButterflyKind, _: &[F::Twiddle]) -> bool {
         false
@@ -1000,7 +1053,14 @@ fn layer<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
     let (lazy_in, lazy_out) = (P::LAZY && i > 0, P::LAZY && i + 1 < g);
     for k in 0..1usize << i {
         let index = (1 << i) - 1 + k;
-        let t = w.twiddle(index);
+        // The additive butterflies multiply by the twiddle itself, loaded
+        // once per k; the multiplicative ones go through `w`, whose twiddles
+        // may be in another form (compact lanes).
+        let t = if KIND == ADD || KIND == ADD_INV {
+            Some(w.twiddle(index))
+        } else {
+            None
+        };
         for j in k * 2 * half..k * 2 * half + half {
             let (a, b) = (x[j], x[j + half]);
             (x[j], x[j + half]) = match KIND {
@@ -1020,12 +1080,12 @@ fn layer<P: Packed, const R: usize, const KIND: u8, const FIRST_TRIVIAL: bool>(
                 },
                 GS => w.gs(index, a, b),
                 ADD => {
-                    let a = a.add(b.mul(t));
+                    let a = a.add(b.mul(t.expect("loaded for additive kinds")));
                     (a, b.add(a))
                 }
                 _ => {
                     let b = b.add(a);
-                    (a.add(b.mul(t)), b)
+                    (a.add(b.mul(t.expect("loaded for additive kinds"))), b)
                 }
             };
         }

@@ -10,7 +10,13 @@ pub(crate) fn run_transposed_body<P: Packed, const R: usize, const KIND: u8>(
     group: &GroupKernel<'_, P::F>,
 ) {
     let chunk = R * P::LANES;
-    let set = R * (R - 1);
+    // Table slots per chunk: R − 1 twiddles per super-block, two to a slot
+    // where they are compact.
+    let set = if P::COMPACT_LANES {
+        R * (R - 1) / 2
+    } else {
+        R * (R - 1)
+    };
     assert!(
         group.width << group.log_rows == P::LANES
             && 1 << group.log_rows == R
@@ -26,21 +32,75 @@ pub(crate) fn run_transposed_body<P: Packed, const R: usize, const KIND: u8>(
         .chunks_exact_mut(chunk)
         .zip(group.twiddles.chunks_exact(set).cycle())
     {
-        let w = LaneTwiddles {
-            table: twiddles,
-            stride: R,
-            shift,
-        };
-        let mut x = [P::load(block, P::LANES); R];
-        for j in 1..R {
-            x[j] = P::load(&block[j * P::LANES..], P::LANES);
+        if P::COMPACT_LANES {
+            let w = CompactLanes {
+                chunk: twiddles,
+                r: R,
+                shift,
+            };
+            transposed_chunk::<P, R, KIND>(block, &w, scale, shift);
+        } else {
+            let w = LaneTwiddles {
+                table: twiddles,
+                stride: R,
+                shift,
+            };
+            transposed_chunk::<P, R, KIND>(block, &w, scale, shift);
         }
-        transpose(&mut x, shift);
-        butterflies::<P, R, KIND, false>(&mut x, &w, scale);
-        transpose(&mut x, shift);
-        for (j, v) in x.iter().enumerate() {
-            v.store(&mut block[j * P::LANES..], P::LANES);
-        }
+    }
+}
+
+/// One chunk of R super-blocks: loaded, transposed, the butterflies, and
+/// transposed back.
+#[allow(
+    clippy::needless_range_loop,
+    reason = "plain index loops: iterator adapters here left calls in the kernel"
+)]
+#[inline(always)]
+fn transposed_chunk<P: Packed, const R: usize, const KIND: u8>(
+    block: &mut [P::F],
+    w: &impl LayerTwiddles<P>,
+    scale: Option<P::Twiddle>,
+    shift: usize,
+) {
+    let mut x = [P::load(block, P::LANES); R];
+    for j in 1..R {
+        x[j] = P::load(&block[j * P::LANES..], P::LANES);
+    }
+    transpose(&mut x, shift);
+    butterflies::<P, R, KIND, false>(&mut x, w, scale);
+    transpose(&mut x, shift);
+    for (j, v) in x.iter().enumerate() {
+        v.store(&mut block[j * P::LANES..], P::LANES);
+    }
+}
+
+/// A chunk's compact lane twiddles ([`Packed::COMPACT_LANES`]), loaded where
+/// a layer uses them. Their products are Montgomery's, so only the
+/// multiplicative butterflies read them: a packing with compact lanes is a
+/// prime field's (CT or GS groups).
+struct CompactLanes<'a, T> {
+    chunk: &'a [T],
+    r: usize,
+    shift: usize,
+}
+
+impl<P: Packed> LayerTwiddles<P> for CompactLanes<'_, <P::F as Field>::Twiddle> {
+    #[inline(always)]
+    fn twiddle(&self, k: usize) -> P::Twiddle {
+        P::load_compact_lanes(self.chunk, k, self.r, self.shift)
+    }
+    #[inline(always)]
+    fn ct(&self, k: usize, a: P, b: P) -> (P, P) {
+        a.ct_compact::<false, false>(b, P::load_compact_lanes(self.chunk, k, self.r, self.shift))
+    }
+    #[inline(always)]
+    fn gs(&self, k: usize, a: P, b: P) -> (P, P) {
+        a.gs_compact(b, P::load_compact_lanes(self.chunk, k, self.r, self.shift))
+    }
+    #[inline(always)]
+    fn ct_lazy<const IN: bool, const OUT: bool>(&self, k: usize, a: P, b: P) -> (P, P) {
+        a.ct_compact::<IN, OUT>(b, P::load_compact_lanes(self.chunk, k, self.r, self.shift))
     }
 }
 

@@ -75,6 +75,14 @@ const PAIRS_32: [[[u32; 16]; 2]; 5] = [
     pair_indices(3),
     pair_indices(4),
 ];
+/// Lane i takes word i >> shift (compact lane twiddles, shifts 1 to 4).
+const SPREAD_32: [[u32; 16]; 5] = [
+    spread_indices::<16>(0),
+    spread_indices::<16>(1),
+    spread_indices::<16>(2),
+    spread_indices::<16>(3),
+    spread_indices::<16>(4),
+];
 const EXCHANGE_64: [[[u64; 8]; 2]; 3] = widen(&[
     exchange_indices::<8>(0),
     exchange_indices::<8>(1),

@@ -70,6 +70,7 @@ pub(crate) struct PackedMonty31<P: MontyParams>(__m512i, core::marker::PhantomDa
 
 use crate::backend::packed::{lazy_ct_butterfly, lazy_sum_difference, LazySteps};
 use crate::field::{Monty31, MontyParams, ShoupTwiddle};
+use alloc::vec::Vec;
 
 impl<P: MontyParams> PackedMonty31<P> {
     #[inline(always)]
@@ -247,5 +248,182 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
     #[inline(always)]
     fn twiddle_is_trivial(t: &ShoupTwiddle<P>) -> bool {
         t.plain() == 1
+    }
+
+    // Compact lanes: a single column's transposed group reads a twiddle per
+    // butterfly pair, so its table (8 bytes a Shoup twiddle) streamed twice
+    // the column's bytes from memory. As Montgomery words it is half that,
+    // and a lane register is one load and one `vmovshdup` (Shoup's took two
+    // loads, two `vpermt2d` and a shift); the product takes one µop more.
+    const COMPACT_LANES: bool = true;
+
+    fn lane_table(standard: Vec<ShoupTwiddle<P>>) -> Vec<ShoupTwiddle<P>> {
+        // Per chunk, [k][super-block] as before, one word each: the
+        // twiddle's Montgomery form w̃ = w·2^32 mod p, two to a slot.
+        standard
+            .chunks_exact(2)
+            .map(|t| ShoupTwiddle::word_pair(t[0].element().to_monty(), t[1].element().to_monty()))
+            .collect()
+    }
+
+    #[inline(always)]
+    fn load_compact_lanes(
+        chunk: &[ShoupTwiddle<P>],
+        k: usize,
+        r: usize,
+        shift: usize,
+    ) -> MontyTwiddle {
+        let n = 16 >> shift;
+        // Vector k's n words start at word k·r (`ShoupTwiddle` is `repr(C)`,
+        // two u32 words: the slots hold the words in order).
+        assert!(n == r && (k + 1) * r <= 2 * chunk.len());
+        // SAFETY: AVX-512 F was detected before any kernel runs. The load
+        // reads words k·r .. k·r + n of the chunk's 2·len words, in bounds
+        // (asserted).
+        unsafe {
+            let words = chunk.as_ptr().cast::<i32>().add(k * r);
+            let w = if n == 16 {
+                _mm512_loadu_si512(words.cast())
+            } else {
+                let v = _mm512_maskz_loadu_epi32(lanes_mask(n), words.cast());
+                permute2_32(v, &SPREAD_32[shift], v)
+            };
+            // Opaque, as a broadcast's quotient (see `broadcast`): seen
+            // through, LLVM multiplies these lanes as 64-bit words.
+            let (w, w_odd) = (opaque(w), opaque(odd_lanes(w)));
+            MontyTwiddle {
+                w,
+                k: w,
+                k_odd: w_odd,
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn ct_compact<const IN: bool, const OUT: bool>(self, b: Self, t: MontyTwiddle) -> (Self, Self) {
+        let a = if IN { self.reduce_lazy() } else { self };
+        let m = b.mul_montgomery(t);
+        if OUT {
+            a.sum_difference_below_2p(m)
+        } else {
+            (a.add(m), a.sub(m))
+        }
+    }
+
+    #[inline(always)]
+    fn gs_compact(self, b: Self, t: MontyTwiddle) -> (Self, Self) {
+        // a − b + p of canonical a, b lies in (0, 2p): any word will do for
+        // the product.
+        let (s, d) = self.sum_difference_below_2p(b);
+        (s.reduce_lazy(), d.mul_montgomery(t))
+    }
+}
+
+impl<P: MontyParams> PackedMonty31<P> {
+    /// Montgomery's product a·w̃·2^−32 mod p of any word a by a compact lane
+    /// twiddle (its w̃ < p, and w̃'s odd lanes in `k_odd`): the even and odd
+    /// 64-bit products t, m = t·p⁻¹ mod 2^32, t − m·p = 2^32·d with d in
+    /// (−p, p), then + p where negative. Equal, canonical, to the Shoup
+    /// product by w: a·w̃·2^−32 ≡ a·w.
+    #[inline(always)]
+    fn mul_montgomery(self, t: MontyTwiddle) -> Self {
+        // SAFETY: AVX-512 F was detected before any kernel runs.
+        unsafe {
+            let p = opaque(Self::prime());
+            let p_inv = opaque(_mm512_set1_epi32(Monty31::<P>::P_INV as i32));
+            let a = self.0;
+            let even = _mm512_mul_epu32(a, t.w);
+            let odd = _mm512_mul_epu32(odd_lanes(a), t.k_odd);
+            // Opaque: only their low halves are read next, and LLVM would
+            // narrow `vpmuludq` to a plain 64-bit product, then fold
+            // a·w̃·p⁻¹ into a per-twiddle w̃·p⁻¹ and a `vpmullq` per product
+            // (three µops on Intel).
+            let m_even = opaque(_mm512_mul_epu32(even, p_inv));
+            let m_odd = opaque(_mm512_mul_epu32(odd, p_inv));
+            let d = high_halves(
+                _mm512_sub_epi64(even, _mm512_mul_epu32(m_even, p)),
+                _mm512_sub_epi64(odd, _mm512_mul_epu32(m_odd, p)),
+            );
+            Self::wrap(_mm512_min_epu32(d, _mm512_add_epi32(d, p)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::field::{BabyBearParams, Field, KoalaBearParams};
+    #[allow(unused_imports)]
+    use crate::test_prelude::*;
+
+    /// Compact lane twiddles against the field: their loads (full and
+    /// spread) and Montgomery's product, from any word (lazy ones up to
+    /// 2^32 − 1), equal Shoup's product by the same twiddles, in the
+    /// butterflies that use them.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn check<P: MontyParams>() {
+        type F<P> = Monty31<P>;
+        let p = P::PRIME;
+        let edges = [
+            0,
+            1,
+            2,
+            p - 1,
+            p,
+            p + 1,
+            2 * p - 1,
+            u32::MAX,
+            1 << 31,
+            0x1234_5678,
+        ];
+        let twiddles: Vec<ShoupTwiddle<P>> = [0u32, 1, 2, p - 1, p - 2, 0x0abc_def1, 7, p / 2]
+            .iter()
+            .cycle()
+            .take(32)
+            .enumerate()
+            .map(|(i, &w)| F::<P>::prepare_twiddle(F::<P>::new(w ^ i as u32)))
+            .collect();
+        let compact = PackedMonty31::<P>::lane_table(twiddles.clone());
+        assert_eq!(compact.len(), 16);
+        for shift in 0..4 {
+            let r = 16 >> shift;
+            for k in 0..32 / r {
+                let lanes = PackedMonty31::<P>::load_compact_lanes(&compact, k, r, shift);
+                let shoup = PackedMonty31::<P>::load_twiddles(&twiddles[k * r..], shift);
+                for (e, &edge) in edges.iter().enumerate() {
+                    let words: [u32; 16] = core::array::from_fn(|i| {
+                        edge.wrapping_add(i as u32 * 0x0101_0101 * e as u32)
+                    });
+                    // SAFETY: AVX-512 F (the caller's contract); words are
+                    // any u32, which `PackedMonty31` holds as raw words.
+                    let b = PackedMonty31::<P>::wrap(unsafe {
+                        core::mem::transmute::<[u32; 16], __m512i>(words)
+                    });
+                    let got: [u32; 16] = unsafe { core::mem::transmute(b.mul_montgomery(lanes).0) };
+                    let want: [u32; 16] = unsafe { core::mem::transmute(b.mul(shoup).0) };
+                    assert_eq!(got, want, "shift {shift}, k {k}, words {words:x?}");
+                    for (lane, &g) in got.iter().enumerate() {
+                        let t = twiddles[k * r + (lane >> shift)];
+                        let expected = F::<P>::from_monty(words[lane] % p).unwrap().mul_twiddle(t);
+                        assert_eq!(g, expected.to_monty(), "lane {lane}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn compact_lane_products_match_shoup_and_the_field() {
+        if !x86_has!("avx512f") {
+            return;
+        }
+        // SAFETY: detected just above.
+        unsafe {
+            check::<BabyBearParams>();
+            check::<KoalaBearParams>();
+        }
     }
 }
