@@ -276,7 +276,9 @@ impl<P: MontyParams> ShoupTwiddle<P> {
 
     /// A table slot holding two raw words, not a twiddle: the compact
     /// lane tables of transposed groups store two Montgomery-form twiddles
-    /// per slot (`Packed::lane_table`), which only their kernels read.
+    /// per slot (`Packed::lane_table`), which only their kernels read
+    /// (AVX-512's, so far).
+    #[cfg(target_arch = "x86_64")]
     pub(crate) const fn word_pair(first: u32, second: u32) -> Self {
         Self {
             w: first,

@@ -227,8 +227,18 @@ pub(crate) fn lazy_ct_butterfly<P: LazySteps, const IN: bool, const OUT: bool>(
     b: P,
     w: P::Twiddle,
 ) -> (P, P) {
+    lazy_sum_difference_of_product::<P, IN, OUT>(a, b.mul(w))
+}
+
+/// The sum and difference of a lazy Cooley–Tukey butterfly, given its
+/// product m (canonical, whichever method made it): a reduced where `IN`,
+/// then a + m and a − m + p in [0, 2p) where `OUT`, canonical otherwise.
+#[inline(always)]
+pub(crate) fn lazy_sum_difference_of_product<P: LazySteps, const IN: bool, const OUT: bool>(
+    a: P,
+    m: P,
+) -> (P, P) {
     let a = if IN { a.reduce_lazy() } else { a };
-    let m = b.mul(w);
     if OUT {
         a.sum_difference_below_2p(m)
     } else {

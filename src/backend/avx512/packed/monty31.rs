@@ -68,7 +68,9 @@ fn odd_lanes(a: __m512i) -> __m512i {
 #[derive(Clone, Copy)]
 pub(crate) struct PackedMonty31<P: MontyParams>(__m512i, core::marker::PhantomData<P>);
 
-use crate::backend::packed::{lazy_ct_butterfly, lazy_sum_difference, LazySteps};
+use crate::backend::packed::{
+    lazy_ct_butterfly, lazy_sum_difference, lazy_sum_difference_of_product, LazySteps,
+};
 use crate::field::{Monty31, MontyParams, ShoupTwiddle};
 use alloc::vec::Vec;
 
@@ -301,13 +303,7 @@ impl<P: MontyParams> Packed for PackedMonty31<P> {
 
     #[inline(always)]
     fn ct_compact<const IN: bool, const OUT: bool>(self, b: Self, t: MontyTwiddle) -> (Self, Self) {
-        let a = if IN { self.reduce_lazy() } else { self };
-        let m = b.mul_montgomery(t);
-        if OUT {
-            a.sum_difference_below_2p(m)
-        } else {
-            (a.add(m), a.sub(m))
-        }
+        lazy_sum_difference_of_product::<Self, IN, OUT>(self, b.mul_montgomery(t))
     }
 
     #[inline(always)]
